@@ -1,0 +1,119 @@
+/*
+ * core/access.h - the shared-memory access layer.
+ *
+ * Every algorithm (kernel-dialect readers and writers, hardware agents)
+ * touches page-table entries only through these functions:
+ *
+ *   acc_load      READ_ONCE                acc_store     WRITE_ONCE
+ *   acc_cmpxchg   cmpxchg_relaxed          acc_xchg      xchg_relaxed
+ *   acc_fetch_or  atomic OR                acc_fetch_andnot atomic AND-NOT
+ *   acc_mb / acc_rmb / acc_wmb / acc_dsb   barriers
+ *
+ * Underneath sits one backend (like liburcu's flavours: one API, several
+ * implementations chosen at build time): C11 atomics (default), and later
+ * AArch64 assembly or the deterministic scheduler. Above the backend, two
+ * cheap per-thread instruments serve the harness:
+ *   - loads are counted (progress / livelock detection, retries per read);
+ *   - a software writer's mutations are reported to an observer (the
+ *     oracle's history) before and after they happen.
+ * acc_peek reads without instruments: for the oracle's own snapshots only.
+ */
+#ifndef CORE_ACCESS_H
+#define CORE_ACCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#if defined(ACCESS_BACKEND_CUSTOM)
+#include ACCESS_BACKEND_CUSTOM
+#else
+#include "core/access_c11.h"
+#endif
+
+enum acc_kind { ACC_STORE, ACC_CMPXCHG, ACC_XCHG, ACC_OR, ACC_ANDNOT };
+
+struct acc_thread;
+
+/* Told about every mutation a thread with an observer makes. begin runs
+ * before the access and returns a token; end runs after it with the value
+ * the entry now holds (if changed) and whether it changed. */
+struct acc_observer {
+	uint64_t (*begin)(struct acc_thread *t, uint64_t *p, enum acc_kind k);
+	void (*end)(struct acc_thread *t, uint64_t token, uint64_t *p,
+		    uint64_t newval, bool changed);
+};
+
+struct acc_thread {
+	uint64_t loads;          /* instrumented loads so far */
+	uint64_t limit;          /* acc_on_limit runs when loads passes this */
+	const uint64_t *watch;   /* loads of this address are counted too */
+	uint64_t watch_hits;
+	const struct acc_observer *observer;
+	void *observer_data;
+	void (*on_limit)(struct acc_thread *t);
+};
+
+extern __thread struct acc_thread acc_self __attribute__((tls_model("initial-exec")));
+
+static inline uint64_t acc_load(const uint64_t *p)
+{
+	struct acc_thread *t = &acc_self;
+	t->watch_hits += (p == t->watch);
+	if (__builtin_expect(++t->loads > t->limit, 0))
+		t->on_limit(t);
+	return accb_load(p);
+}
+
+static inline uint64_t acc_peek(const uint64_t *p) { return accb_load(p); }
+
+#define ACC_MUTATE(p, kind, expr_result, newval_expr, changed_expr)           \
+	({                                                                     \
+		struct acc_thread *__t = &acc_self;                            \
+		uint64_t __r;                                                  \
+		if (__t->observer) {                                           \
+			uint64_t __tok = __t->observer->begin(__t, (p), (kind)); \
+			__r = (expr_result);                                   \
+			__t->observer->end(__t, __tok, (p), (newval_expr),     \
+					   (changed_expr));                    \
+		} else {                                                       \
+			__r = (expr_result);                                   \
+		}                                                              \
+		__r;                                                           \
+	})
+
+static inline void acc_store(uint64_t *p, uint64_t v)
+{
+	(void)ACC_MUTATE(p, ACC_STORE, (accb_store(p, v), v), v, true);
+}
+
+static inline uint64_t acc_cmpxchg(uint64_t *p, uint64_t old, uint64_t new)
+{
+	return ACC_MUTATE(p, ACC_CMPXCHG, accb_cmpxchg(p, old, new), new,
+			  __r == old);
+}
+
+static inline uint64_t acc_xchg(uint64_t *p, uint64_t v)
+{
+	return ACC_MUTATE(p, ACC_XCHG, accb_xchg(p, v), v, true);
+}
+
+static inline uint64_t acc_fetch_or(uint64_t *p, uint64_t m)
+{
+	return ACC_MUTATE(p, ACC_OR, accb_fetch_or(p, m), __r | m, true);
+}
+
+static inline uint64_t acc_fetch_andnot(uint64_t *p, uint64_t m)
+{
+	return ACC_MUTATE(p, ACC_ANDNOT, accb_fetch_andnot(p, m), __r & ~m, true);
+}
+
+static inline void acc_mb(void) { accb_fence_full(); }
+static inline void acc_rmb(void) { accb_fence_acquire(); }
+static inline void acc_wmb(void) { accb_fence_release(); }
+/* dsb(ishst)-style completion barrier: a full fence in this model. */
+static inline void acc_dsb(void) { accb_fence_full(); }
+
+/* Default on_limit: raise the limit far away (no progress checking). */
+void acc_limit_ignore(struct acc_thread *t);
+
+#endif

@@ -1,0 +1,119 @@
+/* core/history.c - software writers' history and the owed-bits check. */
+#define _GNU_SOURCE
+#include "core/history.h"
+
+#include <sched.h>
+#include <stdio.h>
+
+static uint64_t hist_begin(struct acc_thread *t, uint64_t *p, enum acc_kind kind)
+{
+	struct writer_ctx *w = t->observer_data;
+	struct harness_mm *m = w->m;
+	unsigned idx;
+	struct slot_hdr *s = hmm_slot_of(m, p, &idx);
+	unsigned lt = atomic_load_explicit(&s->ltable, memory_order_relaxed);
+
+	(void)kind;
+	w->h = hmm_hist(m, lt, idx / m->cont);
+	w->j = idx % m->cont;
+	w->k = atomic_load_explicit(&w->h->lseq, memory_order_relaxed);
+	atomic_store_explicit(&w->h->lseq, w->k + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	return w->k;
+}
+
+static void hist_end(struct acc_thread *t, uint64_t token, uint64_t *p, uint64_t newval,
+		     bool changed)
+{
+	struct writer_ctx *w = t->observer_data;
+	struct block_hist *h = w->h;
+	uint64_t k = token;
+	struct hist_rec *r = &h->ring[k % HIST_RING];
+	unsigned j = w->j;
+
+	(void)p;
+	atomic_store_explicit(&r->tag, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&r->entry, changed ? j : HIST_NOP, memory_order_relaxed);
+	atomic_store_explicit(&r->value, newval, memory_order_relaxed);
+	atomic_store_explicit(&r->prev, changed ? atomic_load_explicit(&h->last[j], memory_order_relaxed) : 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&r->tag, k + 1, memory_order_release);
+	if (changed) {
+		atomic_store_explicit(&h->last[j], k + 1, memory_order_release);
+		if (w->consumes & CONSUMES_DIRTY)
+			h->consume_dirty[j] = k + 1;
+		if (w->consumes & CONSUMES_YOUNG)
+			h->consume_young[j] = k + 1;
+	}
+	atomic_store_explicit(&h->lcomp, k + 1, memory_order_release);
+	if (w->chaos) {
+		w->rng = w->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((w->rng >> 33) % w->chaos == 0)
+			sched_yield();
+	}
+}
+
+static const struct acc_observer history_observer = {
+	.begin = hist_begin,
+	.end = hist_end,
+};
+
+void history_attach(struct writer_ctx *w)
+{
+	acc_self.observer = &history_observer;
+	acc_self.observer_data = w;
+}
+
+void history_detach(void)
+{
+	acc_self.observer = NULL;
+	acc_self.observer_data = NULL;
+}
+
+bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
+		  uint64_t *value, uint64_t *prev)
+{
+	const struct hist_rec *r = &h->ring[k % HIST_RING];
+	uint64_t t1 = atomic_load_explicit(&r->tag, memory_order_acquire);
+
+	*entry = atomic_load_explicit(&r->entry, memory_order_relaxed);
+	*value = atomic_load_explicit(&r->value, memory_order_relaxed);
+	*prev = atomic_load_explicit(&r->prev, memory_order_relaxed);
+	atomic_thread_fence(memory_order_acquire);
+	return t1 == k + 1 && atomic_load_explicit(&r->tag, memory_order_relaxed) == k + 1;
+}
+
+bool history_check_owed(struct harness_mm *m, unsigned lt, unsigned block,
+			struct violation *out)
+{
+	struct block_hist *h = hmm_hist(m, lt, block);
+	uint64_t *e = hmm_slot_entries(m, m->tables[lt]) + block * m->cont;
+	unsigned shift = m->g->page_shift;
+
+	for (unsigned j = 0; j < m->cont; j++) {
+		uint64_t dm = atomic_load_explicit(&h->hw_dirty_mark[j], memory_order_acquire);
+		uint64_t ym = atomic_load_explicit(&h->hw_young_mark[j], memory_order_acquire);
+		uint64_t v = acc_peek(&e[j]);
+		bool dirty_owed = dm > h->consume_dirty[j] && !pm_dirty(v);
+		bool young_owed = ym > h->consume_young[j] && !pm_young(v);
+
+		if (!dirty_owed && !young_owed)
+			continue;
+		out->kind = dirty_owed ? VK_DIRTY_LOST : VK_YOUNG_LOST;
+		snprintf(out->summary, sizeof(out->summary),
+			 "%s: table %u block %u entry %u lost the %s hardware set",
+			 dirty_owed ? "dirty_lost" : "young_lost", lt, block, j,
+			 dirty_owed ? "dirty state" : "access flag");
+		snprintf(out->detail, sizeof(out->detail),
+			 "  entry now:      %s\n"
+			 "  hardware set the bit after software record %llu; the last record\n"
+			 "  allowed to clear it (unmap/clean/age) is %llu; no writer op since\n"
+			 "  may drop it, yet the entry no longer has it.\n",
+			 pm_format(v, shift).s,
+			 (unsigned long long)((dirty_owed ? dm : ym) - 1),
+			 (unsigned long long)(dirty_owed ? h->consume_dirty[j] : h->consume_young[j]));
+		return false;
+	}
+	return true;
+}

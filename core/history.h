@@ -1,0 +1,54 @@
+/*
+ * core/history.h - the software writers' side of the oracle.
+ *
+ * A writer thread attaches an observer to the access layer; every store or
+ * read-modify-write it makes to an entry is logged in the block's history
+ * ring (core/mm.h) with the value the entry holds afterwards. Ordering (the
+ * reason the oracle can trust the log): the record is reserved (lseq) and a
+ * release fence issued before the access, and completed (lcomp) after it,
+ * so a reader that saw the access's value and then issues an acquire fence
+ * finds lseq past the record.
+ *
+ * The same log gives the writer-vs-hardware check: hardware marks an entry
+ * with lcomp+1 before it sets AF or dirty; a writer op that legitimately
+ * consumes the bit (unmap, clean, age) marks index+1 of its record. Whenever
+ * mark > consume, the entry must still show the bit.
+ */
+#ifndef CORE_HISTORY_H
+#define CORE_HISTORY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/access.h"
+#include "core/mm.h"
+#include "core/violation.h"
+
+#define CONSUMES_DIRTY 0x1
+#define CONSUMES_YOUNG 0x2
+
+struct writer_ctx {
+	struct harness_mm *m;
+	unsigned consumes;      /* set per op: which bits this op may clear */
+	unsigned chaos;         /* 1-in-N chance to yield after a store; 0 = never */
+	uint64_t rng;
+	/* the access in flight */
+	struct block_hist *h;
+	unsigned j;
+	uint64_t k;
+};
+
+/* Route this thread's mutations into the history. */
+void history_attach(struct writer_ctx *w);
+void history_detach(void);
+
+/* Under the PTL of lt: does every entry of the block still show the dirty
+ * and young state hardware gave it? Fills out and returns false if not. */
+bool history_check_owed(struct harness_mm *m, unsigned lt, unsigned block,
+			struct violation *out);
+
+/* Read record index k (0-based); false if overwritten or incomplete. */
+bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
+		  uint64_t *value, uint64_t *prev);
+
+#endif

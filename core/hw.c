@@ -1,0 +1,48 @@
+/* core/hw.c - hardware access-flag and dirty-state updates. */
+#include "core/hw.h"
+
+#include "core/access.h"
+
+static void mark_max(_Atomic uint64_t *mark, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(mark, memory_order_relaxed);
+
+	while (cur < v && !atomic_compare_exchange_weak_explicit(
+			      mark, &cur, v, memory_order_release, memory_order_relaxed))
+		;
+}
+
+bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
+{
+	bool changed = false;
+	uint64_t s, v, nv;
+
+	/* Announce before touching: a reader that sees hw_begin unchanged
+	 * across its window knows no hardware update landed in it. */
+	atomic_fetch_add_explicit(&h->hw_begin, 1, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
+	s = atomic_load_explicit(&h->lcomp, memory_order_acquire);
+	v = acc_load(ptep);
+	for (;;) {
+		if (!pm_valid(v))
+			break;
+		nv = pm_mkyoung(v);
+		if (write && pm_write(v))
+			nv &= ~PTE_BIT_RDONLY;
+		if (nv == v)
+			break;
+		uint64_t seen = acc_cmpxchg(ptep, v, nv);
+		if (seen != v) {
+			v = seen;
+			continue;
+		}
+		if (!pm_young(v))
+			mark_max(&h->hw_young_mark[j], s + 1);
+		if (!pm_hw_dirty(v) && pm_hw_dirty(nv))
+			mark_max(&h->hw_dirty_mark[j], s + 1);
+		changed = true;
+		break;
+	}
+	atomic_fetch_add_explicit(&h->hw_end, 1, memory_order_release);
+	return changed;
+}

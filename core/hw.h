@@ -1,0 +1,20 @@
+/*
+ * core/hw.h - the hardware agent (FEAT_HAFDBS): on an access the MMU sets
+ * AF; on a write to an entry with DBM (WRITE) it clears RDONLY. Both are
+ * atomic updates conditional on the descriptor it walked being unchanged
+ * (a compare-and-swap), with no lock, concurrent with everything.
+ */
+#ifndef CORE_HW_H
+#define CORE_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/mm.h"
+
+/* One access (write=false) or write (write=true) to the page that entry j
+ * of the block maps. The caller is inside rcu_read_lock and found ptep
+ * through the table pointer. Returns true if the entry changed. */
+bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write);
+
+#endif

@@ -1,0 +1,216 @@
+/* core/mm.c - segment, page tables, RCU lifetime (see core/mm.h). */
+#define _GNU_SOURCE
+#include "core/mm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/rcu_tsan.h"
+
+#ifdef CORE_TSAN
+char rcu_tsan_gp_token;
+#endif
+
+int kc_bbml2_noabort;
+
+static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static void slot_fill(struct harness_mm *m, struct slot_hdr *s, uint64_t v)
+{
+	uint64_t *e = hmm_slot_entries(m, s);
+
+	for (unsigned i = 0; i < m->ept; i++)
+		atomic_store_explicit((_Atomic uint64_t *)&e[i], v, memory_order_relaxed);
+}
+
+static struct slot_hdr *slot_alloc(struct harness_mm *m, unsigned lt)
+{
+	struct slot_hdr *s = NULL;
+
+	pthread_mutex_lock(&m->free_lock);
+	if (m->free_count) {
+		s = &m->slots[m->free_fifo[m->free_head]];
+		m->free_head = (m->free_head + 1) % m->nslots;
+		m->free_count--;
+	}
+	pthread_mutex_unlock(&m->free_lock);
+	if (!s)
+		return NULL;
+	slot_fill(m, s, 0);
+	atomic_store(&s->ltable, lt);
+	atomic_store(&s->vacated, 0);
+	atomic_fetch_add(&s->gen, 1);
+	atomic_store(&s->state, SLOT_LIVE);
+	return s;
+}
+
+/* Poison, then make the slot reusable (FIFO: reuse is as late as possible). */
+static void slot_release(struct harness_mm *m, struct slot_hdr *s)
+{
+	slot_fill(m, s, pte_poison(m->g->page_shift));
+	atomic_store(&s->state, SLOT_POISONED);
+	pthread_mutex_lock(&m->free_lock);
+	m->free_fifo[(m->free_head + m->free_count) % m->nslots] = s->index;
+	m->free_count++;
+	pthread_mutex_unlock(&m->free_lock);
+}
+
+static void slot_free_cb(struct rcu_head *head)
+{
+	struct slot_hdr *s = caa_container_of(head, struct slot_hdr, rcu);
+
+	TSAN_RCU_GP_DONE();
+	slot_release(s->m, s);
+	atomic_fetch_sub(&s->m->pending_frees, 1);
+}
+
+void kc_pte_free_rcu(struct mm_struct *mm, pgtable_t pgtable)
+{
+	struct harness_mm *m = hmm_of(mm);
+	struct slot_hdr *s = pgtable;
+
+	atomic_store(&s->state, SLOT_RETIRED);
+	atomic_fetch_add(&m->pending_frees, 1);
+	call_rcu(&s->rcu, slot_free_cb);
+}
+
+void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable)
+{
+	slot_release(hmm_of(mm), pgtable);
+}
+
+void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	(void)start; (void)end;
+	atomic_fetch_add_explicit(&hmm_of(mm)->hdr->tlb_flushes, 1, memory_order_relaxed);
+}
+
+bool hmm_retire_table(struct harness_mm *m, unsigned lt)
+{
+	struct slot_hdr *old = m->tables[lt];
+	struct slot_hdr *new = slot_alloc(m, lt);
+
+	if (!new)
+		return false;
+	new->m = m;
+	/* Before the first entry is cleared: a reader that sees a cleared
+	 * entry of this page then also sees the flag (the history's clear
+	 * records precede it, see core/history.h). */
+	atomic_store_explicit(&old->vacated, 1, memory_order_release);
+	m->v->move_ptes(&m->mm, hmm_addr(m, lt, 0), hmm_slot_entries(m, old),
+			hmm_slot_entries(m, new), m->ept);
+	TSAN_RCU_PUBLISH(new);
+	rcu_assign_pointer(m->tables[lt], new);
+	m->v->pte_free_defer(&m->mm, old);
+	atomic_fetch_add_explicit(&m->hdr->retires, 1, memory_order_relaxed);
+	return true;
+}
+
+int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
+	       unsigned bpt, char *err, size_t errlen)
+{
+	const struct granule *g = v->granule;
+	size_t off_slots, off_entries, stride, off_hist, size;
+
+	memset(m, 0, sizeof(*m));
+	m->memfd = -1;
+	m->g = g;
+	m->v = v;
+	m->cont = g->cont_ptes;
+	m->ntables = ntables;
+	m->bpt = bpt;
+	m->ept = bpt * g->cont_ptes;
+	m->nslots = ntables * 3;
+	m->mm.hmm = m;
+	m->vma.vm_mm = &m->mm;
+	m->vma.vm_start = hmm_addr(m, 0, 0);
+	m->vma.vm_end = hmm_addr(m, ntables, 0);
+
+	off_slots = align_up(sizeof(struct seg_header), 64);
+	off_entries = align_up(off_slots + m->nslots * sizeof(struct slot_hdr), 4096);
+	stride = align_up(m->ept * sizeof(uint64_t), 4096);
+	off_hist = align_up(off_entries + m->nslots * stride, 64);
+	size = align_up(off_hist + (size_t)ntables * bpt * sizeof(struct block_hist), 4096);
+
+	m->memfd = memfd_create("contpte-harness", MFD_CLOEXEC);
+	if (m->memfd < 0 || fchmod(m->memfd, 0600) < 0 || ftruncate(m->memfd, size) < 0) {
+		snprintf(err, errlen, "shared segment of %zu bytes: %s", size, strerror(errno));
+		hmm_destroy(m);
+		return -1;
+	}
+	m->seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, m->memfd, 0);
+	if (m->seg == MAP_FAILED) {
+		m->seg = NULL;
+		snprintf(err, errlen, "mmap of shared segment: %s", strerror(errno));
+		hmm_destroy(m);
+		return -1;
+	}
+	m->seg_size = size;
+	m->hdr = m->seg;
+	memcpy(m->hdr->magic, SEG_MAGIC, sizeof(SEG_MAGIC));
+	m->hdr->version = SEG_VERSION;
+	m->hdr->page_shift = g->page_shift;
+	m->hdr->cont_ptes = g->cont_ptes;
+	m->hdr->ntables = ntables;
+	m->hdr->blocks_per_table = bpt;
+	m->hdr->nslots = m->nslots;
+	m->hdr->off_slots = off_slots;
+	m->hdr->off_entries = off_entries;
+	m->hdr->off_hist = off_hist;
+	m->hdr->slot_stride = stride;
+	m->hdr->size = size;
+	m->hdr->owner_pid = getpid();
+	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
+	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
+
+	m->tables = calloc(ntables, sizeof(*m->tables));
+	m->ptl = calloc(ntables, sizeof(*m->ptl));
+	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
+	if (!m->tables || !m->ptl || !m->free_fifo) {
+		snprintf(err, errlen, "out of memory");
+		hmm_destroy(m);
+		return -1;
+	}
+	pthread_mutex_init(&m->free_lock, NULL);
+	for (unsigned i = 0; i < m->nslots; i++) {
+		m->slots[i].index = i;
+		m->slots[i].m = m;
+		m->free_fifo[i] = i;
+	}
+	m->free_count = m->nslots;
+	for (unsigned lt = 0; lt < ntables; lt++) {
+		pthread_mutex_init(&m->ptl[lt], NULL);
+		struct slot_hdr *s = slot_alloc(m, lt);
+		TSAN_RCU_PUBLISH(s);
+		rcu_assign_pointer(m->tables[lt], s);
+	}
+	/* Fresh folios start well above pfn 0 and stay far below the poison. */
+	m->next_folio = 1ULL << 20;
+	return 0;
+}
+
+void hmm_destroy(struct harness_mm *m)
+{
+	if (m->tables && atomic_load(&m->pending_frees))
+		rcu_barrier();
+	if (m->seg)
+		munmap(m->seg, m->seg_size);
+	if (m->memfd >= 0)
+		close(m->memfd);
+	if (m->ptl)
+		for (unsigned lt = 0; lt < m->ntables; lt++)
+			pthread_mutex_destroy(&m->ptl[lt]);
+	free(m->tables);
+	free(m->ptl);
+	free(m->free_fifo);
+	m->seg = NULL;
+	m->memfd = -1;
+	m->tables = NULL;
+	m->ptl = NULL;
+	m->free_fifo = NULL;
+}

@@ -1,0 +1,159 @@
+/*
+ * core/mm.h - the harness's address space: page tables in a shared memory
+ * segment, published to readers through RCU pointers, one PTL per table,
+ * and the oracle's per-block history beside them.
+ *
+ * Segment layout (memfd, mode 0600, no file-system name; another process
+ * of the same user attaches through /proc/<pid>/fd/<fd>, see docs/segment.md):
+ *   struct seg_header                      magic, geometry, live counters
+ *   struct slot_hdr[nslots]                state/generation of each table page
+ *   uint64_t entries[nslots][ept]          the page tables (block aligned)
+ *   struct block_hist[ntables * bpt]       history of each logical block
+ * Logical table lt (a range of virtual addresses) is backed by one slot at
+ * a time; retiring it moves its entries to a fresh slot and frees the old
+ * one after an RCU grace period, poisoning it first.
+ */
+#ifndef CORE_MM_H
+#define CORE_MM_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <urcu.h>
+
+#include "core/mm_types.h"
+#include "core/pte.h"
+#include "core/variant.h"
+
+#define MAX_CONT_PTES 128
+#define HIST_RING 4096          /* records of software stores per block */
+#define SEG_MAGIC "contpte-harness"
+#define SEG_VERSION 1
+
+/* The pattern a freed table is filled with: every address bit set. */
+static inline uint64_t pte_poison(unsigned page_shift)
+{
+	return pm_addr_mask(page_shift) | PTE_BIT_VALID | PTE_BIT_TABLE |
+	       PTE_BIT_CONT | PTE_BIT_AF;
+}
+static inline bool pte_is_poison(uint64_t v, unsigned page_shift)
+{
+	return (v & pm_addr_mask(page_shift)) == pm_addr_mask(page_shift);
+}
+
+enum slot_state { SLOT_FREE, SLOT_LIVE, SLOT_RETIRED, SLOT_POISONED };
+
+struct slot_hdr {
+	_Atomic uint32_t state;
+	_Atomic uint32_t gen;       /* bumped each time the slot is allocated */
+	_Atomic uint32_t ltable;    /* logical table it backs */
+	_Atomic uint32_t vacated;   /* its entries are being / were moved away */
+	uint32_t index;
+	struct rcu_head rcu;
+	struct harness_mm *m;
+};
+
+/* One software store (or RMW) to an entry of a block. Written by the one
+ * writer holding the PTL, read by any reader's oracle: seqlock-style, tag is
+ * index+1 once complete, 0 while being (re)written. */
+struct hist_rec {
+	_Atomic uint64_t tag;
+	_Atomic uint64_t value;     /* the entry's value after the store */
+	_Atomic uint64_t prev;      /* index+1 of the previous record of this entry */
+	_Atomic uint32_t entry;     /* entry index in the block, HIST_NOP if no change */
+};
+#define HIST_NOP 0xffffffffu
+
+struct block_hist {
+	/* software writer side */
+	_Alignas(64) _Atomic uint64_t lseq;    /* records reserved */
+	_Atomic uint64_t lcomp;                /* records completed */
+	/* hardware side */
+	_Alignas(64) _Atomic uint64_t hw_begin;
+	_Atomic uint64_t hw_end;
+	_Alignas(64) _Atomic uint64_t last[MAX_CONT_PTES];   /* index+1 of newest record */
+	/* dirty/young owed: hardware marks lcomp+1 seen before it set the bit;
+	 * consuming writers (unmap, clean) mark index+1 of their record */
+	_Atomic uint64_t hw_dirty_mark[MAX_CONT_PTES];
+	_Atomic uint64_t hw_young_mark[MAX_CONT_PTES];
+	uint64_t consume_dirty[MAX_CONT_PTES];   /* under the PTL */
+	uint64_t consume_young[MAX_CONT_PTES];
+	struct hist_rec ring[HIST_RING];
+};
+
+struct seg_header {
+	char magic[16];
+	uint32_t version;
+	uint32_t page_shift, cont_ptes;
+	uint32_t ntables, blocks_per_table, nslots;
+	uint64_t off_slots, off_entries, off_hist, slot_stride, size;
+	int32_t owner_pid;
+	/* live counters, readable by an attached process */
+	_Alignas(64) _Atomic uint64_t reads, passes, writer_ops, hw_ops, tlb_flushes;
+	_Atomic uint64_t retires, unjudged, violations;
+};
+
+struct harness_mm {
+	struct mm_struct mm;            /* what kernel code sees */
+	struct vm_area_struct vma;
+	const struct granule *g;
+	const struct variant *v;
+	unsigned ntables, bpt, ept, nslots, cont;
+	int memfd;
+	void *seg;
+	size_t seg_size;
+	struct seg_header *hdr;
+	struct slot_hdr *slots;
+	struct block_hist *hist;
+	struct slot_hdr **tables;       /* RCU-published, one per logical table */
+	pthread_mutex_t *ptl;           /* one per logical table */
+	pthread_mutex_t free_lock;
+	uint32_t *free_fifo;
+	unsigned free_head, free_count;
+	uint64_t next_folio;            /* next fresh pfn (under any PTL: atomic) */
+	_Atomic uint64_t folio_seq;
+	_Atomic uint64_t pending_frees;
+};
+
+/* Create the segment and the tables. On failure returns -1 with err set. */
+int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
+	       unsigned blocks_per_table, char *err, size_t errlen);
+/* Wait for RCU callbacks, unmap and close the segment. Idempotent. */
+void hmm_destroy(struct harness_mm *m);
+
+static inline struct harness_mm *hmm_of(struct mm_struct *mm)
+{
+	return (struct harness_mm *)mm;   /* mm is the first member */
+}
+static inline uint64_t *hmm_slot_entries(struct harness_mm *m, const struct slot_hdr *s)
+{
+	return (uint64_t *)((char *)m->seg + m->hdr->off_entries + s->index * m->hdr->slot_stride);
+}
+static inline struct block_hist *hmm_hist(struct harness_mm *m, unsigned lt, unsigned block)
+{
+	return &m->hist[lt * m->bpt + block];
+}
+/* Virtual address of entry idx of logical table lt. */
+static inline unsigned long hmm_addr(struct harness_mm *m, unsigned lt, unsigned idx)
+{
+	return (1UL << 40) + ((unsigned long)lt * m->ept + idx) * (1UL << m->g->page_shift);
+}
+/* Which slot and entry a pointer into the table area is. */
+static inline struct slot_hdr *hmm_slot_of(struct harness_mm *m, const uint64_t *p,
+					   unsigned *idx)
+{
+	size_t off = (size_t)((const char *)p - (const char *)m->seg) - m->hdr->off_entries;
+	size_t si = off / m->hdr->slot_stride;
+
+	*idx = (unsigned)((off % m->hdr->slot_stride) / sizeof(uint64_t));
+	return &m->slots[si];
+}
+
+/* Retire logical table lt (caller holds its PTL): move the entries to a
+ * fresh slot, publish it, free the old one through the variant's
+ * pte_free_defer. Returns false if no free slot was available. */
+bool hmm_retire_table(struct harness_mm *m, unsigned lt);
+
+#endif

@@ -1,0 +1,38 @@
+/*
+ * core/mm_types.h - the few core-mm types kernel-dialect code sees, shared
+ * with the harness runtime. Kernel code only passes them through (to the
+ * TLB-flush shims) or reads vm_mm.
+ */
+#ifndef CORE_MM_TYPES_H
+#define CORE_MM_TYPES_H
+
+struct harness_mm;
+
+struct mm_struct {
+	struct harness_mm *hmm;   /* the harness's own state for this mm */
+};
+
+struct vm_area_struct {
+	struct mm_struct *vm_mm;
+	unsigned long vm_start;
+	unsigned long vm_end;
+	unsigned long vm_flags;
+};
+
+/* clear_young_dirty_ptes flags (MADV_COLD clears young, MADV_FREE both). */
+typedef int cydp_t;
+#define CYDP_CLEAR_YOUNG 0x1
+#define CYDP_CLEAR_DIRTY 0x2
+
+/* A page-table page (opaque to kernel code). */
+typedef void *pgtable_t;
+/* Free a page table after an RCU grace period / at once (core/mm.c). */
+void kc_pte_free_rcu(struct mm_struct *mm, pgtable_t pgtable);
+void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable);
+
+/* Called by the TLB-flush shims: the harness counts flushes. */
+void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* Whether the modelled CPU has BBML2_NOABORT (fold/unfold skip the flush). */
+extern int kc_bbml2_noabort;
+
+#endif

@@ -1,0 +1,30 @@
+"""The catalogue of planted bugs: the one list the build, the variant
+registry (via the generated core/kernel/mutants.def), the stress tests and
+docs/mutants.md all come from. Each entry is a slip planted at a
+MUTANT(name) point of core/kernel/pgtable.c or core/kernel/contpte.c.
+
+name:   the mutant's name (also its variant name)
+base:   the tree it is planted in: "baseline" or "early_exit" (seed 002)
+expect: the violation kind the oracle must report
+what:   one line: what the slip is
+"""
+
+MUTANTS = [
+    struct(name = "no_consistency_check", base = "baseline", expect = "phantom_bit", what = "lockless scan ORs every entry's bits without checking valid/CONT/pfn/prot"),
+    struct(name = "no_prot_check", base = "baseline", expect = "phantom_bit", what = "lockless scan checks valid/CONT and pfn but not the prot"),
+    struct(name = "no_pfn_check", base = "baseline", expect = "phantom_bit", what = "lockless scan checks valid/CONT and prot but not the pfn"),
+    struct(name = "stale_target_on_retry", base = "baseline", expect = "livelock", what = "retry rescans without re-reading the target entry"),
+    struct(name = "raw_prot_compare", base = "baseline", expect = "livelock", what = "prot compared without mkold/mkclean normalisation"),
+    struct(name = "returns_last_scanned", base = "baseline", expect = "torn_mapping", what = "returns the last scanned entry (with gathered bits) instead of the target"),
+    struct(name = "ee_unchecked_tail", base = "early_exit", expect = "phantom_bit", what = "early exit: the inner loop after the first dirty/young hit gathers without checking"),
+    struct(name = "ee_sticky_flags", base = "early_exit", expect = "phantom_bit", what = "early exit: gathered dirty/young flags are not reset on retry"),
+    struct(name = "ee_check_after_gather", base = "early_exit", expect = "phantom_bit", what = "early exit: bits gathered and exit taken before the entry is checked"),
+    struct(name = "ee_stop_on_first", base = "early_exit", expect = "lost_bit", what = "early exit: stops at the first dirty or young entry instead of both"),
+    struct(name = "young_plain_rmw", base = "baseline", expect = "dirty_lost", what = "__ptep_test_and_clear_young clears AF with a plain read-modify-write store"),
+    struct(name = "wrprotect_plain_rmw", base = "baseline", expect = "dirty_lost", what = "__ptep_set_wrprotect with a plain read-modify-write store"),
+    struct(name = "access_flags_rdonly", base = "baseline", expect = "dirty_lost", what = "set_access_flags takes RDONLY from the request, re-setting it over hardware dirty"),
+    struct(name = "fold_no_clear", base = "baseline", expect = "dirty_lost", what = "fold reads entries and writes CONT without clearing them first"),
+    struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
+    struct(name = "unmap_no_unfold", base = "baseline", expect = "livelock", what = "partial unmap of a CONT block without unfolding it first"),
+    struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
+]

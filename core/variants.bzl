@@ -1,0 +1,39 @@
+"""Build every compiled variant of the project's kernel-dialect sources:
+for each granule, the baseline tree, seed 002's early-exit tree and one
+variant per planted mutant (core/mutants.bzl). Each is core/variant_tu.c
+compiled with its own configuration and renamed entry points, and
+registers itself at start-up."""
+
+load("//core:mutants.bzl", "MUTANTS")
+
+GRANULES = [4, 16, 64]
+
+def kernel_variant(name, variant_name, granule, early_exit = False, plant = None):
+    copts = [
+        "-DKC_GRANULE_KB=%d" % granule,
+        "-DKC_VARIANT_ID=%s" % name,
+        "-DKC_VARIANT_NAME=\\\"%s\\\"" % variant_name,
+        "-DCONTPTE_EARLY_EXIT=%d" % (1 if early_exit else 0),
+    ]
+    if plant:
+        copts.append("-DKC_PLANT=%s" % plant)
+    native.cc_library(
+        name = name,
+        srcs = ["//core:variant_tu.c"],
+        copts = copts,
+        deps = ["//core:kernel_dialect"],
+        alwayslink = True,
+    )
+
+def all_variants(name):
+    libs = []
+    for g in GRANULES:
+        for tree, early in [("baseline", False), ("early_exit", True)]:
+            lib = "%s_%dk" % (tree, g)
+            kernel_variant(lib, tree, g, early)
+            libs.append(":" + lib)
+        for m in MUTANTS:
+            lib = "m_%s_%dk" % (m.name, g)
+            kernel_variant(lib, m.name, g, m.base == "early_exit", m.name)
+            libs.append(":" + lib)
+    native.cc_library(name = name, deps = libs)

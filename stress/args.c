@@ -1,0 +1,272 @@
+/* stress/args.c - hammer's command line: every flag validated, exit 2 with
+ * a reason (and the valid choices) on anything wrong. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stress/driver.h"
+#include "stress/ops.h"
+
+static const char usage[] =
+"usage: hammer [flags]\n"
+"  --reader=NAME      lockless (default), locked, early-exit, locked-early-exit\n"
+"  --mutant=NAME      run a planted bug instead of a correct tree (--list shows them)\n"
+"  --variant=NAME     a compiled variant by name (plug-in binaries: plugin)\n"
+"  --granule=G        4k (default), 16k, 64k\n"
+"  --writers=OPS      all (default) or a comma list of writer ops (--list)\n"
+"  --threads=R[,W,H]  reader threads, and optionally writer and hardware threads\n"
+"                     (default 2,1,1)\n"
+"  --seconds=S        run time (default 3; fractions allowed)\n"
+"  --seed=N           random seed (default: from the clock; printed)\n"
+"  --tables=N         page tables (1..16, default 2)\n"
+"  --blocks=N         contiguous blocks per table (1..16, default 4)\n"
+"  --chaos=N          writers yield on 1 in N entry stores, widening races\n"
+"                     (0 = never, default 16)\n"
+"  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
+"  --expect=KIND      succeed only if a KIND violation is found (mutant tests)\n"
+"  --keep-going       count violations instead of stopping at the first\n"
+"  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
+"  --report-dir=DIR   write the reproducer there (default: $TEST_UNDECLARED_OUTPUTS_DIR)\n"
+"  --json=FILE        write the JSON summary to FILE instead of stdout\n"
+"  --list             list variants, mutants, writer ops and violation kinds\n"
+"exit: 0 clean (or the expected violation found), 1 violation (or the\n"
+"expected one missing), 2 bad usage or set-up failure.\n";
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "hammer: ");
+	fprintf(stderr, fmt, a, b);
+	fprintf(stderr, "\n(hammer --help for usage)\n");
+	return 2;
+}
+
+static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+	char range[64];
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	snprintf(range, sizeof(range), "%u..%u", lo, hi);
+	if (!*s || *end || errno || *s == '-' || v < lo || v > hi)
+		return bad("%s wants an integer in %s", flag, range);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void list_all(void)
+{
+	printf("readers: lockless locked early-exit locked-early-exit\n");
+	printf("granules: 4k 16k 64k\nwriter ops:");
+	for (int i = 0; i < OP_COUNT; i++)
+		printf(" %s", op_names[i]);
+	printf("\nviolation kinds: clean %s\nvariants (granule):\n", vkind_names());
+	for (unsigned i = 0; i < variant_count(); i++) {
+		const struct variant *v = variant_at(i);
+		if (v->granule != &granules[0] && variant_find(v->name, &granules[0]))
+			continue;
+		printf("  %-24s %s%s%s\n", v->name, v->mutant ? "mutant, expect " : "correct tree",
+		       v->mutant ? v->expect : "", v->mutant ? "" : "");
+		if (v->mutant)
+			printf("  %-24s   %s\n", "", v->what);
+	}
+}
+
+static const char *valid_variant_names(const struct granule *g)
+{
+	static char buf[4096];
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (unsigned i = 0; i < variant_count(); i++) {
+		const struct variant *v = variant_at(i);
+		if (v->granule == g && off < sizeof(buf) - 64)
+			off += snprintf(buf + off, sizeof(buf) - off, "%s%s", off ? ", " : "", v->name);
+	}
+	return buf;
+}
+
+int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
+{
+	const char *reader = "lockless", *mutant = NULL, *vname = NULL, *writers = "all";
+	const char *gname = "4k";
+	int rc;
+	bool early = false, seed_set = false;
+	const char *slow = getenv("HARNESS_SLOWDOWN");
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->readers = 2;
+	cfg->writers = 1;
+	cfg->hw = 1;
+	cfg->tables = 2;
+	cfg->blocks = 4;
+	cfg->seconds = 3;
+	cfg->chaos = 16;
+	cfg->progress = -1;
+	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i], *val = strchr(a, '=');
+		size_t klen = val ? (size_t)(val - a) : strlen(a);
+		char key[64];
+
+		if (klen >= sizeof(key) || strncmp(a, "--", 2))
+			return bad("unexpected argument '%s'%s", a, "");
+		memcpy(key, a, klen);
+		key[klen] = 0;
+		if (val)
+			val++;
+#define NEEDS_VALUE() do { if (!val || !*val) return bad("%s needs a value (%s=...)", key, key); } while (0)
+#define NO_VALUE() do { if (val) return bad("%s takes no value%s", key, ""); } while (0)
+		if (!strcmp(key, "--help")) {
+			fputs(usage, stdout);
+			return 3;
+		} else if (!strcmp(key, "--list")) {
+			list_all();
+			return 3;
+		} else if (!strcmp(key, "--reader")) {
+			NEEDS_VALUE();
+			reader = val;
+		} else if (!strcmp(key, "--mutant")) {
+			NEEDS_VALUE();
+			mutant = val;
+		} else if (!strcmp(key, "--variant")) {
+			NEEDS_VALUE();
+			vname = val;
+		} else if (!strcmp(key, "--granule")) {
+			NEEDS_VALUE();
+			gname = val;
+		} else if (!strcmp(key, "--writers")) {
+			NEEDS_VALUE();
+			writers = val;
+		} else if (!strcmp(key, "--threads")) {
+			unsigned n[3] = { 0, 1, 1 };
+			char buf[64], *save, *tok;
+			int k = 0;
+
+			NEEDS_VALUE();
+			snprintf(buf, sizeof(buf), "%s", val);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
+				if (k == 3)
+					return bad("--threads takes at most three numbers (readers,writers,hw), got '%s'%s", val, "");
+				if ((rc = parse_uint("--threads", tok, k == 0 ? 1 : 0, 64, &n[k])))
+					return rc;
+			}
+			cfg->readers = n[0];
+			cfg->writers = n[1];
+			cfg->hw = n[2];
+		} else if (!strcmp(key, "--seconds")) {
+			char *end;
+			NEEDS_VALUE();
+			errno = 0;
+			cfg->seconds = strtod(val, &end);
+			if (*end || errno || !(cfg->seconds > 0) || cfg->seconds > 1e7)
+				return bad("--seconds wants a positive number of seconds (up to 1e7), got '%s'%s", val, "");
+		} else if (!strcmp(key, "--seed")) {
+			char *end;
+			NEEDS_VALUE();
+			errno = 0;
+			cfg->seed = strtoull(val, &end, 0);
+			if (*end || errno || *val == '-')
+				return bad("--seed wants a non-negative integer, got '%s'%s", val, "");
+			seed_set = true;
+		} else if (!strcmp(key, "--tables")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--tables", val, 1, 16, &cfg->tables)))
+				return rc;
+		} else if (!strcmp(key, "--blocks")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--blocks", val, 1, 16, &cfg->blocks)))
+				return rc;
+		} else if (!strcmp(key, "--chaos")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--chaos", val, 0, 1000000, &cfg->chaos)))
+				return rc;
+		} else if (!strcmp(key, "--bbml2")) {
+			NO_VALUE();
+			cfg->bbml2 = true;
+		} else if (!strcmp(key, "--expect")) {
+			NEEDS_VALUE();
+			if (!strcmp(val, "clean"))
+				cfg->expect = VK_NONE;
+			else if (!(cfg->expect = vkind_by_name(val)))
+				return bad("unknown violation kind '%s' (valid: clean, %s)", val, vkind_names());
+		} else if (!strcmp(key, "--keep-going")) {
+			NO_VALUE();
+			cfg->keep_going = true;
+		} else if (!strcmp(key, "--progress")) {
+			NO_VALUE();
+			cfg->progress = 1;
+		} else if (!strcmp(key, "--no-progress")) {
+			NO_VALUE();
+			cfg->progress = 0;
+		} else if (!strcmp(key, "--report-dir")) {
+			NEEDS_VALUE();
+			if (access(val, W_OK))
+				return bad("--report-dir '%s' is not a writable directory%s", val, "");
+			cfg->report_dir = val;
+		} else if (!strcmp(key, "--json")) {
+			NEEDS_VALUE();
+			cfg->json_path = val;
+		} else {
+			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
+				   "--seconds --seed --tables --blocks --chaos --bbml2 --expect --keep-going --progress "
+				   "--no-progress --report-dir --json --list --help)%s", key, "");
+		}
+	}
+
+	const struct granule *g = granule_by_name(gname);
+	if (!g)
+		return bad("unknown granule '%s' (valid: 4k, 16k, 64k)%s", gname, "");
+	if (!strcmp(reader, "lockless") || !strcmp(reader, "locked")) {
+		early = false;
+	} else if (!strcmp(reader, "early-exit") || !strcmp(reader, "locked-early-exit")) {
+		early = true;
+	} else {
+		return bad("unknown reader '%s' (valid: lockless, locked, early-exit, locked-early-exit)%s", reader, "");
+	}
+	cfg->locked = !strncmp(reader, "locked", 6);
+	if (mutant && vname)
+		return bad("--mutant and --variant both name the tree to run; give one%s%s", "", "");
+	if (!vname)
+		vname = mutant ? mutant : early ? "early_exit" : "baseline";
+	cfg->variant = variant_find(vname, g);
+	if (!cfg->variant) {
+		if (variant_count() && variant_find(vname, &granules[0]))
+			return bad("variant '%s' was not built for granule %s", vname, g->name);
+		if (mutant)
+			return bad("unknown mutant '%s' (hammer --list shows them: %s)", mutant, valid_variant_names(g));
+		return bad("unknown variant '%s' (valid: %s)", vname, valid_variant_names(g));
+	}
+	if (mutant && !cfg->variant->mutant)
+		return bad("'%s' is a correct tree, not a mutant (use --reader)%s", mutant, "");
+	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "lockless") && strcmp(reader, "locked"))
+		return bad("mutant '%s' is planted in the %s tree; --reader=%s asks for the other",
+			   mutant, cfg->variant->early_exit ? "early-exit" : "baseline");
+	if (cfg->variant->mutant && !strcmp(cfg->variant->name, vname) && !mutant && vname != reader)
+		; /* --variant=<mutant> is allowed for tools */
+	char err[512];
+	if (!(cfg->ops = ops_parse(writers, err, sizeof(err))))
+		return bad("%s%s", err, "");
+	if (cfg->locked && cfg->writers == 0 && cfg->hw == 0)
+		; /* a locked reader alone is fine: it must return the plain OR */
+	if (cfg->blocks * g->cont_ptes > 2048)
+		return bad("--blocks=%s at granule %s makes a table larger than a real page table (2048 entries max)",
+			   (snprintf(err, sizeof(err), "%u", cfg->blocks), err), g->name);
+	if (cfg->expect && cfg->keep_going)
+		return bad("--expect stops at the first violation; --keep-going contradicts it%s%s", "", "");
+	if (slow && cfg->expect) {
+		/* sanitizer builds run slower: give planted bugs proportionally longer */
+		double f = atof(slow);
+		if (f >= 1)
+			cfg->seconds *= f;
+	}
+	if (!seed_set)
+		cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+	return 0;
+}

@@ -1,0 +1,541 @@
+/* stress/driver.c - threads, phases, progress and summary of a stress run. */
+#define _GNU_SOURCE
+#include "stress/driver.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/access.h"
+#include "core/history.h"
+#include "core/hw.h"
+#include "core/mm.h"
+#include "core/oracle.h"
+#include "core/rcu_tsan.h"
+#include "stress/ops.h"
+
+/* ---- run state shared by all threads ---------------------------------- */
+static struct harness_mm M;
+static const struct stress_cfg *C;
+static struct block_plan *plans;
+static atomic_int g_stop;
+static atomic_int g_pause;
+static atomic_int g_parked;
+static _Atomic uint64_t g_quiesce_gen;     /* odd while writers and hardware stand still */
+static volatile sig_atomic_t g_signal;
+static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct violation first_vio;
+static _Atomic uint64_t n_violations;
+static struct judge_stats judged;
+static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void report(const struct violation *v)
+{
+	pthread_mutex_lock(&vio_lock);
+	if (atomic_fetch_add(&n_violations, 1) == 0)
+		first_vio = *v;
+	pthread_mutex_unlock(&vio_lock);
+	atomic_fetch_add(&M.hdr->violations, 1);
+	if (!C->keep_going)
+		atomic_store(&g_stop, 1);
+}
+
+/* Writers and hardware stand still while g_pause is set. */
+static void maybe_park(void)
+{
+	if (!atomic_load_explicit(&g_pause, memory_order_acquire))
+		return;
+	atomic_fetch_add(&g_parked, 1);
+	while (atomic_load(&g_pause) && !atomic_load(&g_stop))
+		usleep(100);
+	atomic_fetch_sub(&g_parked, 1);
+}
+
+/* ---- readers ----------------------------------------------------------- */
+struct reader {
+	pthread_t th;
+	unsigned id;
+	uint64_t rng;
+	sigjmp_buf jb;
+	uint64_t q_seen;         /* quiesce phase in which the limit was already hit */
+	uint64_t bound;          /* loads a read may take once writers stand still */
+	struct judge_stats st;
+};
+static __thread struct reader *self_reader;
+
+/* The access layer calls this every `bound` loads of one read. While writers
+ * and hardware stand still a correct reader needs at most one retry; a read
+ * that passes the bound twice in one still phase is a livelock. */
+static void reader_on_limit(struct acc_thread *t)
+{
+	struct reader *r = self_reader;
+	uint64_t q = atomic_load_explicit(&g_quiesce_gen, memory_order_acquire);
+
+	if ((q & 1) && r->q_seen == q)
+		siglongjmp(r->jb, 1);
+	if (q & 1)
+		r->q_seen = q;
+	t->limit = t->loads + r->bound;
+}
+
+static void livelock_report(struct reader *r, const struct read_obs *o, uint64_t *e,
+			    uint64_t loads)
+{
+	struct violation v = { .kind = VK_LIVELOCK };
+	unsigned shift = M.g->page_shift;
+	size_t off = 0;
+
+	snprintf(v.summary, sizeof(v.summary),
+		 "livelock: reader made %llu loads on table %u block %u entry %u while writers and hardware stood still",
+		 (unsigned long long)loads, o->lt, o->block, o->t);
+	off += snprintf(v.detail + off, sizeof(v.detail) - off,
+			"  reader %s; the block it keeps retrying on (unchanging):\n",
+			C->locked ? "locked (ptep_get)" : "lockless (ptep_get_lockless)");
+	for (unsigned j = 0; j < M.cont && off < sizeof(v.detail) - 120; j++)
+		off += snprintf(v.detail + off, sizeof(v.detail) - off, "  %3u%s %s\n", j,
+				j == o->t ? "*" : " ", pm_format(acc_peek(&e[j]), shift).s);
+	report(&v);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *r = arg;
+	const struct variant *v = C->variant;
+	static __thread struct read_obs o;
+	unsigned cont = M.cont;
+
+	self_reader = r;
+	rcu_register_thread();
+	acc_self.on_limit = reader_on_limit;
+	r->bound = 4 * (cont + 2);
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		unsigned lt = rng_below(&r->rng, M.ntables);
+		struct block_hist *h;
+		struct slot_hdr *slot;
+		uint32_t gen, state, gen2;
+		uint64_t *e, hits;
+
+		o.lt = lt;
+		o.block = rng_below(&r->rng, M.bpt);
+		o.t = rng_below(&r->rng, cont);
+		o.locked = C->locked;
+		h = hmm_hist(&M, lt, o.block);
+		if (C->locked)
+			pthread_mutex_lock(&M.ptl[lt]);
+		o.c0 = atomic_load_explicit(&h->lcomp, memory_order_acquire);
+		o.e0 = atomic_load_explicit(&h->hw_end, memory_order_acquire);
+		o.b0 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
+		rcu_read_lock();
+		slot = rcu_dereference(M.tables[lt]);
+		TSAN_RCU_CONSUME(slot);
+		gen = atomic_load(&slot->gen);
+		o.slot = slot->index;
+		e = hmm_slot_entries(&M, slot) + o.block * cont;
+		for (unsigned j = 0; j < cont; j++)
+			o.P[j] = acc_peek(&e[j]);
+
+		acc_self.watch = e;
+		acc_self.watch_hits = 0;
+		acc_self.loads = 0;
+		acc_self.limit = r->bound;
+		r->q_seen = 0;
+		if (sigsetjmp(r->jb, 0)) {
+			livelock_report(r, &o, e, acc_self.loads);
+			TSAN_RCU_READ_END();
+			rcu_read_unlock();
+			if (C->locked)
+				pthread_mutex_unlock(&M.ptl[lt]);
+			break;
+		}
+		o.R = C->locked ? v->ptep_get(&e[o.t]) : v->ptep_get_lockless(&e[o.t]);
+		atomic_thread_fence(memory_order_acquire);
+		for (unsigned j = 0; j < cont; j++)
+			o.Q[j] = acc_peek(&e[j]);
+		o.l1 = atomic_load_explicit(&h->lseq, memory_order_acquire);
+		o.b1 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
+		o.moved = atomic_load_explicit(&slot->vacated, memory_order_acquire);
+		state = atomic_load(&slot->state);
+		gen2 = atomic_load(&slot->gen);
+		TSAN_RCU_READ_END();
+		rcu_read_unlock();
+		if (C->locked)
+			pthread_mutex_unlock(&M.ptl[lt]);
+
+		/* Scans started = loads of the block's first entry that were not
+		 * the (re)load of the target itself (see docs/contract.md). */
+		hits = acc_self.watch_hits;
+		if (o.t == 0)
+			hits = C->locked ? (hits ? hits - 1 : 0) : (hits ? (hits - 1) / 2 : 0);
+		atomic_fetch_add_explicit(&M.hdr->reads, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&M.hdr->passes, hits ? hits - 1 : 0, memory_order_relaxed);
+
+		struct violation vio = { 0 };
+		if (state == SLOT_POISONED || gen2 != gen) {
+			vio.kind = VK_UAF;
+			snprintf(vio.summary, sizeof(vio.summary),
+				 "use_after_free: table %u's page was freed%s while a reader was inside rcu_read_lock",
+				 lt, gen2 != gen ? " and reused" : "");
+			snprintf(vio.detail, sizeof(vio.detail),
+				 "  the reader dereferenced the table, read entry %u of block %u, and\n"
+				 "  before its rcu_read_unlock the page was poisoned (generation %u -> %u):\n"
+				 "  the grace period did not wait for it.\n"
+				 "  result: %s\n", o.t, o.block, gen, gen2,
+				 pm_format(o.R, M.g->page_shift).s);
+			report(&vio);
+			break;
+		}
+		if (oracle_judge(&M, &o, &vio, &r->st) == VERDICT_VIOLATION) {
+			report(&vio);
+			break;
+		}
+	}
+	acc_self.on_limit = acc_limit_ignore;
+	acc_self.watch = NULL;
+	pthread_mutex_lock(&judged_lock);
+	judged.hw_quiet += r->st.hw_quiet;
+	judged.sw_quiet += r->st.sw_quiet;
+	judged.content_only += r->st.content_only;
+	judged.unjudged += r->st.unjudged;
+	pthread_mutex_unlock(&judged_lock);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* ---- software writers -------------------------------------------------- */
+struct writer {
+	pthread_t th;
+	struct writer_ctx ctx;
+	uint64_t rng;
+};
+
+static bool check_owed(unsigned lt, int touched)
+{
+	struct violation vio;
+
+	for (unsigned b = 0; b < M.bpt; b++) {
+		if (touched >= 0 && (unsigned)touched != b)
+			continue;
+		if (!history_check_owed(&M, lt, b, &vio)) {
+			report(&vio);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	rcu_register_thread();
+	w->ctx.m = &M;
+	w->ctx.chaos = C->chaos;
+	w->ctx.rng = w->rng ^ 0x5bd1e995;
+	history_attach(&w->ctx);
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		unsigned lt = rng_below(&w->rng, M.ntables);
+		enum op op = ops_pick(C->ops, &w->rng);
+		int touched;
+
+		maybe_park();
+		pthread_mutex_lock(&M.ptl[lt]);
+		if (op_run(&M, &w->ctx, plans, lt, op, &w->rng, &touched))
+			atomic_fetch_add_explicit(&M.hdr->writer_ops, 1, memory_order_relaxed);
+		w->ctx.consumes = 0;
+		check_owed(lt, touched);
+		pthread_mutex_unlock(&M.ptl[lt]);
+	}
+	history_detach();
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* ---- hardware agents --------------------------------------------------- */
+struct hwagent {
+	pthread_t th;
+	uint64_t rng;
+};
+
+static void *hw_main(void *arg)
+{
+	struct hwagent *a = arg;
+
+	rcu_register_thread();
+	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+		unsigned burst = 1 + rng_below(&a->rng, 32);
+
+		maybe_park();
+		for (unsigned i = 0; i < burst; i++) {
+			unsigned lt = rng_below(&a->rng, M.ntables);
+			unsigned b = rng_below(&a->rng, M.bpt), j = rng_below(&a->rng, M.cont);
+			struct slot_hdr *slot;
+
+			rcu_read_lock();
+			slot = rcu_dereference(M.tables[lt]);
+			TSAN_RCU_CONSUME(slot);
+			hw_touch(hmm_hist(&M, lt, b), hmm_slot_entries(&M, slot) + b * M.cont + j, j,
+				 rng_below(&a->rng, 3) == 0);
+			TSAN_RCU_READ_END();
+			rcu_read_unlock();
+		}
+		atomic_fetch_add_explicit(&M.hdr->hw_ops, burst, memory_order_relaxed);
+		/* Idle between bursts, so that many reads see no hardware update. */
+		if (rng_below(&a->rng, 4) == 0)
+			usleep(rng_below(&a->rng, 200));
+		else
+			sched_yield();
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* ---- monitor: phases, progress ---------------------------------------- */
+static void on_signal(int sig) { g_signal = sig; }
+
+/* Stop writers and hardware; readers go on and must finish their reads. */
+static void quiesce(unsigned parties, int ms)
+{
+	double deadline = now_s() + 5;
+
+	atomic_store(&g_pause, 1);
+	while (atomic_load(&g_parked) < (int)parties && !atomic_load(&g_stop) && now_s() < deadline)
+		usleep(100);
+	if (atomic_load(&g_parked) >= (int)parties) {
+		atomic_fetch_add(&g_quiesce_gen, 1);
+		usleep(ms * 1000);
+		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&g_stop); lt++) {
+			pthread_mutex_lock(&M.ptl[lt]);
+			check_owed(lt, -1);
+			pthread_mutex_unlock(&M.ptl[lt]);
+		}
+		atomic_fetch_add(&g_quiesce_gen, 1);
+	}
+	atomic_store(&g_pause, 0);
+}
+
+struct snapshot { double t; uint64_t reads, passes, wops, hwops; };
+
+static struct snapshot take(void)
+{
+	struct snapshot s = {
+		now_s(), atomic_load(&M.hdr->reads), atomic_load(&M.hdr->passes),
+		atomic_load(&M.hdr->writer_ops), atomic_load(&M.hdr->hw_ops),
+	};
+	return s;
+}
+
+static void progress_line(const struct snapshot *a, const struct snapshot *b, double elapsed)
+{
+	double dt = b->t - a->t;
+	uint64_t dr = b->reads - a->reads;
+
+	fprintf(stderr,
+		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu   ",
+		elapsed, dr / dt, dr ? (double)(b->passes - a->passes) / dr : 0.0,
+		(b->wops - a->wops) / dt, (b->hwops - a->hwops) / dt,
+		(unsigned long long)atomic_load(&n_violations));
+	fflush(stderr);
+}
+
+static void write_repro(void)
+{
+	char path[4096];
+	FILE *f;
+
+	if (!C->report_dir)
+		return;
+	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s.txt", C->report_dir,
+		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "hammer: cannot write reproducer %s: %s\n", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "%s\n%s\nreproduce (stress runs are timing-dependent; rerun a few times):\n  %s --seed=%llu\n",
+		first_vio.summary, first_vio.detail, C->cmdline ? C->cmdline : "hammer",
+		(unsigned long long)C->seed);
+	fclose(f);
+	fprintf(stderr, "hammer: reproducer written to %s\n", path);
+}
+
+static void summary(FILE *f, double elapsed, const char *result)
+{
+	uint64_t reads = atomic_load(&M.hdr->reads);
+
+	fprintf(f, "{\"variant\": \"%s\", \"mutant\": %s%s%s, \"reader\": \"%s\", \"granule\": \"%s\",\n",
+		C->variant->name, C->variant->mutant ? "\"" : "",
+		C->variant->mutant ? C->variant->mutant : "null", C->variant->mutant ? "\"" : "",
+		C->locked ? "locked" : "lockless", C->variant->granule->name);
+	fprintf(f, " \"threads\": {\"readers\": %u, \"writers\": %u, \"hw\": %u}, \"seed\": %llu,\n",
+		C->readers, C->writers, C->hw, (unsigned long long)C->seed);
+	fprintf(f, " \"seconds\": %.2f, \"reads\": %llu, \"reads_per_sec\": %.0f, \"retries_per_read\": %.4f,\n",
+		elapsed, (unsigned long long)reads, reads / elapsed,
+		reads ? (double)atomic_load(&M.hdr->passes) / reads : 0.0);
+	fprintf(f, " \"writer_ops\": %llu, \"writer_ops_per_sec\": %.0f, \"hw_ops\": %llu, \"retires\": %llu, \"tlb_flushes\": %llu,\n",
+		(unsigned long long)atomic_load(&M.hdr->writer_ops),
+		atomic_load(&M.hdr->writer_ops) / elapsed,
+		(unsigned long long)atomic_load(&M.hdr->hw_ops),
+		(unsigned long long)atomic_load(&M.hdr->retires),
+		(unsigned long long)atomic_load(&M.hdr->tlb_flushes));
+	fprintf(f, " \"judged\": {\"bits_exact_hw_quiet\": %llu, \"bits_exact_sw_quiet\": %llu, \"content_only\": %llu, \"unjudged\": %llu},\n",
+		(unsigned long long)judged.hw_quiet, (unsigned long long)judged.sw_quiet,
+		(unsigned long long)judged.content_only, (unsigned long long)judged.unjudged);
+	fprintf(f, " \"violations\": %llu, \"first_violation\": ",
+		(unsigned long long)atomic_load(&n_violations));
+	if (atomic_load(&n_violations)) {
+		fprintf(f, "{\"kind\": \"%s\", \"summary\": \"", vkind_name(first_vio.kind));
+		for (const char *p = first_vio.summary; *p; p++)
+			fputc(*p == '"' ? '\'' : *p, f);
+		fprintf(f, "\"}");
+	} else {
+		fprintf(f, "null");
+	}
+	fprintf(f, ",\n \"expect\": \"%s\", \"result\": \"%s\"}\n",
+		C->expect ? vkind_name(C->expect) : "clean", result);
+}
+
+int stress_run(const struct stress_cfg *cfg)
+{
+	char err[256];
+	struct reader *rd;
+	struct writer *wr;
+	struct hwagent *hw;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, old;
+	int progress = cfg->progress >= 0 ? cfg->progress : isatty(2);
+	double t0, t_end, next_phase, next_line;
+	struct snapshot last;
+	const char *result;
+	int rc;
+
+	C = cfg;
+	kc_bbml2_noabort = cfg->bbml2;
+	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
+		fprintf(stderr, "hammer: %s\n", err);
+		return 2;
+	}
+	plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*plans));
+	rd = calloc(cfg->readers, sizeof(*rd));
+	wr = calloc(cfg->writers, sizeof(*wr));
+	hw = calloc(cfg->hw, sizeof(*hw));
+	if (!plans || !rd || !wr || !hw) {
+		fprintf(stderr, "hammer: out of memory\n");
+		hmm_destroy(&M);
+		return 2;
+	}
+
+	/* Workers never take the signals; the monitor does, and stops them. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	rcu_register_thread();
+	for (unsigned i = 0; i < cfg->readers; i++) {
+		rd[i].id = i;
+		rd[i].rng = cfg->seed * 1000003 + i;
+		pthread_create(&rd[i].th, NULL, reader_main, &rd[i]);
+	}
+	for (unsigned i = 0; i < cfg->writers; i++) {
+		wr[i].rng = cfg->seed * 2000003 + i;
+		pthread_create(&wr[i].th, NULL, writer_main, &wr[i]);
+	}
+	for (unsigned i = 0; i < cfg->hw; i++) {
+		hw[i].rng = cfg->seed * 3000017 + i;
+		pthread_create(&hw[i].th, NULL, hw_main, &hw[i]);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	t0 = now_s();
+	t_end = t0 + cfg->seconds;
+	next_phase = t0 + 0.05;
+	next_line = t0 + 0.5;
+	last = take();
+	uint64_t phase_rng = cfg->seed ^ 0xa5a5;
+	while (!atomic_load(&g_stop) && !g_signal && now_s() < t_end) {
+		usleep(2000);
+		if (now_s() >= next_phase && (cfg->writers || cfg->hw)) {
+			quiesce(cfg->writers + cfg->hw, 5 + rng_below(&phase_rng, 10));
+			next_phase = now_s() + 0.02 + rng_below(&phase_rng, 80) * 1e-3;
+		}
+		if (progress && now_s() >= next_line) {
+			struct snapshot s = take();
+			progress_line(&last, &s, s.t - t0);
+			last = s;
+			next_line = s.t + 0.5;
+		}
+	}
+	atomic_store(&g_stop, 1);
+	for (unsigned i = 0; i < cfg->readers; i++)
+		pthread_join(rd[i].th, NULL);
+	for (unsigned i = 0; i < cfg->writers; i++)
+		pthread_join(wr[i].th, NULL);
+	for (unsigned i = 0; i < cfg->hw; i++)
+		pthread_join(hw[i].th, NULL);
+	/* Final writer-vs-hardware check with everything stopped. */
+	if (!atomic_load(&n_violations) || cfg->keep_going)
+		for (unsigned lt = 0; lt < M.ntables; lt++)
+			check_owed(lt, -1);
+	double elapsed = now_s() - t0;
+	if (progress) {
+		struct snapshot s = take();
+		progress_line(&(struct snapshot){ t0, 0, 0, 0, 0 }, &s, elapsed);
+		fputc('\n', stderr);
+	}
+
+	if (atomic_load(&n_violations)) {
+		fprintf(stderr, "\nVIOLATION (%llu found) in variant %s%s%s, granule %s, %s reader:\n%s\n%s\n",
+			(unsigned long long)atomic_load(&n_violations), cfg->variant->name,
+			cfg->variant->mutant ? " (planted: " : "",
+			cfg->variant->mutant ? cfg->variant->what : "",
+			cfg->variant->granule->name, cfg->locked ? "locked" : "lockless",
+			first_vio.summary, first_vio.detail);
+		write_repro();
+	}
+	if (g_signal)
+		fprintf(stderr, "hammer: stopped by signal %d\n", (int)g_signal);
+
+	if (cfg->expect) {
+		bool hit = atomic_load(&n_violations) && first_vio.kind == cfg->expect;
+		result = hit ? "expected_violation_found" : "expected_violation_missing";
+		rc = hit ? 0 : 1;
+		if (!hit)
+			fprintf(stderr, "hammer: expected a %s violation within %.1fs; %s\n",
+				vkind_name(cfg->expect), cfg->seconds,
+				atomic_load(&n_violations) ? "found a different kind (above)" : "none found");
+	} else {
+		result = atomic_load(&n_violations) ? "violation" : "clean";
+		rc = atomic_load(&n_violations) ? 1 : 0;
+	}
+	FILE *jf = stdout;
+	if (cfg->json_path && !(jf = fopen(cfg->json_path, "w"))) {
+		fprintf(stderr, "hammer: cannot write %s: %s\n", cfg->json_path, strerror(errno));
+		jf = stdout;
+	}
+	summary(jf, elapsed, result);
+	if (jf != stdout)
+		fclose(jf);
+	rcu_unregister_thread();
+	hmm_destroy(&M);
+	free(plans);
+	free(rd);
+	free(wr);
+	free(hw);
+	return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * stress/driver.h - a stress run: reader, writer and hardware threads on
+ * one harness_mm for a bounded time, the oracle judging every read, phases
+ * that stop writers and hardware to check progress, a live progress line
+ * and a JSON summary. Used by the hammer binary, the stress tests and the
+ * plug-in binaries that tools/hammer builds.
+ */
+#ifndef STRESS_DRIVER_H
+#define STRESS_DRIVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/pte.h"
+#include "core/variant.h"
+#include "core/violation.h"
+
+struct stress_cfg {
+	const struct variant *variant;
+	bool locked;                 /* readers take the PTL and use ptep_get */
+	unsigned readers, writers, hw;
+	unsigned tables, blocks;
+	double seconds;
+	uint64_t seed;
+	uint32_t ops;                /* mask of enum op */
+	unsigned chaos;              /* writers yield 1-in-N accesses (0 = never) */
+	enum vkind expect;           /* VK_NONE: expect a clean run */
+	bool keep_going;
+	bool bbml2;
+	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */
+	const char *report_dir;      /* where to write the reproducer, or NULL */
+	const char *json_path;       /* summary JSON file, or NULL for stdout */
+	const char *cmdline;         /* for the reproducer */
+};
+
+/* Exit codes: 0 clean (or the expected violation found), 1 violation (or
+ * the expected one missing), 2 set-up failure. */
+int stress_run(const struct stress_cfg *cfg);
+
+/* Parse argv into cfg (hammer's flags); returns 0, or 2 with a message on
+ * stderr for bad usage, or 3 for --help/--list (printed, exit 0). */
+int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg);
+
+#endif
