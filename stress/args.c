@@ -24,8 +24,8 @@ static const char usage[] =
 "  --seed=N           random seed (default: from the clock; printed)\n"
 "  --tables=N         page tables (1..16, default 2)\n"
 "  --blocks=N         contiguous blocks per table (1..16, default 4)\n"
-"  --chaos=N          writers yield on 1 in N entry stores, widening races\n"
-"                     (0 = never, default 16)\n"
+"  --chaos=N          writers yield on 1 in N entry stores, and 1 in 8 reads\n"
+"                     stall at a random load, widening races (0 = never, default 64)\n"
 "  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
 "  --expect=KIND      succeed only if a KIND violation is found (mutant tests)\n"
 "  --keep-going       count violations instead of stopping at the first\n"
@@ -106,7 +106,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->tables = 2;
 	cfg->blocks = 4;
 	cfg->seconds = 3;
-	cfg->chaos = 16;
+	cfg->chaos = 64;
 	cfg->progress = -1;
 	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
 

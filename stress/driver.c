@@ -74,6 +74,7 @@ struct reader {
 	sigjmp_buf jb;
 	uint64_t q_seen;         /* quiesce phase in which the limit was already hit */
 	uint64_t bound;          /* loads a read may take once writers stand still */
+	bool yield_pending;      /* chaos: yield at the next limit crossing */
 	struct judge_stats st;
 };
 static __thread struct reader *self_reader;
@@ -86,6 +87,14 @@ static void reader_on_limit(struct acc_thread *t)
 	struct reader *r = self_reader;
 	uint64_t q = atomic_load_explicit(&g_quiesce_gen, memory_order_acquire);
 
+	if (r->yield_pending) {
+		/* chaos: stall this read at a random load, so writers can
+		 * change the block between two of its loads */
+		r->yield_pending = false;
+		sched_yield();
+		t->limit = t->loads + r->bound;
+		return;
+	}
 	if ((q & 1) && r->q_seen == q)
 		siglongjmp(r->jb, 1);
 	if (q & 1)
@@ -154,6 +163,10 @@ static void *reader_main(void *arg)
 		acc_self.loads = 0;
 		acc_self.limit = r->bound;
 		r->q_seen = 0;
+		if (C->chaos && rng_below(&r->rng, 8) == 0) {
+			r->yield_pending = true;
+			acc_self.limit = rng_below(&r->rng, 2 * cont + 2);
+		}
 		if (sigsetjmp(r->jb, 0)) {
 			livelock_report(r, &o, e, acc_self.loads);
 			TSAN_RCU_READ_END();
@@ -278,11 +291,14 @@ static void *hw_main(void *arg)
 	rcu_register_thread();
 	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
 		unsigned burst = 1 + rng_below(&a->rng, 32);
+		unsigned lt = rng_below(&a->rng, M.ntables), b = rng_below(&a->rng, M.bpt);
 
+		/* A burst of accesses to one block (a program touching one
+		 * folio), then idle: most reads of most blocks see no
+		 * hardware update, so their bits can be judged exactly. */
 		maybe_park();
 		for (unsigned i = 0; i < burst; i++) {
-			unsigned lt = rng_below(&a->rng, M.ntables);
-			unsigned b = rng_below(&a->rng, M.bpt), j = rng_below(&a->rng, M.cont);
+			unsigned j = rng_below(&a->rng, M.cont);
 			struct slot_hdr *slot;
 
 			rcu_read_lock();
@@ -295,8 +311,8 @@ static void *hw_main(void *arg)
 		}
 		atomic_fetch_add_explicit(&M.hdr->hw_ops, burst, memory_order_relaxed);
 		/* Idle between bursts, so that many reads see no hardware update. */
-		if (rng_below(&a->rng, 4) == 0)
-			usleep(rng_below(&a->rng, 200));
+		if (rng_below(&a->rng, 2) == 0)
+			usleep(rng_below(&a->rng, 500));
 		else
 			sched_yield();
 	}
