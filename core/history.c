@@ -14,6 +14,17 @@ static uint64_t hist_begin(struct acc_thread *t, uint64_t *p, enum acc_kind kind
 	unsigned lt = atomic_load_explicit(&s->ltable, memory_order_relaxed);
 
 	(void)kind;
+	if (w->chaos) {
+		/* Stall between a writer's read of the entry and its store: the
+		 * window in which a plain read-modify-write loses a concurrent
+		 * hardware update (a compare-and-swap just fails and retries). */
+		w->rng = w->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((w->rng >> 33) % w->chaos == 0) {
+			if (w->hot)
+				atomic_store_explicit(w->hot, p, memory_order_relaxed);
+			sched_yield();
+		}
+	}
 	w->h = hmm_hist(m, lt, idx / m->cont);
 	w->j = idx % m->cont;
 	w->k = atomic_load_explicit(&w->h->lseq, memory_order_relaxed);
@@ -47,11 +58,6 @@ static void hist_end(struct acc_thread *t, uint64_t token, uint64_t *p, uint64_t
 			h->consume_young[j] = k + 1;
 	}
 	atomic_store_explicit(&h->lcomp, k + 1, memory_order_release);
-	if (w->chaos) {
-		w->rng = w->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-		if ((w->rng >> 33) % w->chaos == 0)
-			sched_yield();
-	}
 }
 
 static const struct acc_observer history_observer = {

@@ -30,8 +30,11 @@
 struct writer_ctx {
 	struct harness_mm *m;
 	unsigned consumes;      /* set per op: which bits this op may clear */
-	unsigned chaos;         /* 1-in-N chance to yield after a store; 0 = never */
+	unsigned chaos;         /* 1-in-N chance to yield before a store; 0 = never */
 	uint64_t rng;
+	/* where to announce the entry a chaos yield stalls in front of (so a
+	 * hardware agent can update it meanwhile), or NULL */
+	uint64_t *_Atomic *hot;
 	/* the access in flight */
 	struct block_hist *h;
 	unsigned j;

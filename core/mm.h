@@ -32,11 +32,11 @@
 #define SEG_MAGIC "contpte-harness"
 #define SEG_VERSION 1
 
-/* The pattern a freed table is filled with: every address bit set. */
+/* The pattern a freed table is filled with: valid, every address bit set,
+ * not CONT (so a reader returns it at once instead of retrying on it). */
 static inline uint64_t pte_poison(unsigned page_shift)
 {
-	return pm_addr_mask(page_shift) | PTE_BIT_VALID | PTE_BIT_TABLE |
-	       PTE_BIT_CONT | PTE_BIT_AF;
+	return pm_addr_mask(page_shift) | PTE_BIT_VALID | PTE_BIT_TABLE | PTE_BIT_AF;
 }
 static inline bool pte_is_poison(uint64_t v, unsigned page_shift)
 {

@@ -27,7 +27,8 @@ static const char usage[] =
 "  --chaos=N          writers yield on 1 in N entry stores, and 1 in 8 reads\n"
 "                     stall at a random load, widening races (0 = never, default 64)\n"
 "  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
-"  --expect=KIND      succeed only if a KIND violation is found (mutant tests)\n"
+"  --expect=KIND      succeed only if a KIND violation is found (mutant tests);\n"
+"                     several kinds joined by | accept any of them\n"
 "  --keep-going       count violations instead of stopping at the first\n"
 "  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
 "  --report-dir=DIR   write the reproducer there (default: $TEST_UNDECLARED_OUTPUTS_DIR)\n"
@@ -192,10 +193,20 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->bbml2 = true;
 		} else if (!strcmp(key, "--expect")) {
 			NEEDS_VALUE();
-			if (!strcmp(val, "clean"))
-				cfg->expect = VK_NONE;
-			else if (!(cfg->expect = vkind_by_name(val)))
-				return bad("unknown violation kind '%s' (valid: clean, %s)", val, vkind_names());
+			char buf[256], *save, *tok;
+
+			cfg->expect = 0;
+			cfg->expect_text = val;
+			if (strcmp(val, "clean")) {
+				snprintf(buf, sizeof(buf), "%s", val);
+				for (tok = strtok_r(buf, "|,", &save); tok; tok = strtok_r(NULL, "|,", &save)) {
+					enum vkind k = vkind_by_name(tok);
+					if (!k)
+						return bad("unknown violation kind '%s' (valid: clean, %s; several joined by |)",
+							   tok, vkind_names());
+					cfg->expect |= 1u << k;
+				}
+			}
 		} else if (!strcmp(key, "--keep-going")) {
 			NO_VALUE();
 			cfg->keep_going = true;

@@ -24,7 +24,8 @@ struct stress_cfg {
 	uint64_t seed;
 	uint32_t ops;                /* mask of enum op */
 	unsigned chaos;              /* writers yield 1-in-N accesses (0 = never) */
-	enum vkind expect;           /* VK_NONE: expect a clean run */
+	unsigned expect;             /* mask of 1 << enum vkind; 0: expect a clean run */
+	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;
 	bool bbml2;
 	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */

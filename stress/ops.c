@@ -106,10 +106,10 @@ static bool pick_run(const uint64_t *e, unsigned cont, int want, uint64_t *rng,
 }
 
 int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
-	   unsigned lt, enum op op, uint64_t *rng, int *touched)
+	   unsigned lt, unsigned b, enum op op, uint64_t *rng, int *touched)
 {
 	const struct variant *v = m->v;
-	unsigned cont = m->cont, b = rng_below(rng, m->bpt), s, n, j;
+	unsigned cont = m->cont, s, n, j;
 	uint64_t *e = hmm_slot_entries(m, m->tables[lt]) + b * cont;
 	struct block_plan *plan = &plans[lt * m->bpt + b];
 	unsigned long addr = hmm_addr(m, lt, b * cont);

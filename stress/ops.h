@@ -31,11 +31,11 @@ struct block_plan {
 	uint64_t prot;
 };
 
-/* Run one op on table lt (caller holds its PTL). *touched gets the block
- * it changed, or -1 for all blocks of the table. Returns 0 if the op did
- * nothing (no suitable entries). */
+/* Run one op on block b of table lt (caller holds its PTL). *touched gets
+ * the block it changed, or -1 for all blocks of the table. Returns 0 if the
+ * op did nothing (no suitable entries). */
 int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
-	   unsigned lt, enum op op, uint64_t *rng, int *touched);
+	   unsigned lt, unsigned b, enum op op, uint64_t *rng, int *touched);
 
 static inline uint64_t rng_next(uint64_t *s)
 {
