@@ -55,6 +55,11 @@ struct acc_thread {
 
 extern __thread struct acc_thread acc_self __attribute__((tls_model("initial-exec")));
 
+#ifdef ACCESS_BARE
+/* Benchmark builds: the same algorithms with no instruments at all, the
+ * "bare loop" the instrumented read is measured against. */
+static inline uint64_t acc_load(const uint64_t *p) { return accb_load(p); }
+#else
 static inline uint64_t acc_load(const uint64_t *p)
 {
 	struct acc_thread *t = &acc_self;
@@ -63,6 +68,7 @@ static inline uint64_t acc_load(const uint64_t *p)
 		t->on_limit(t);
 	return accb_load(p);
 }
+#endif
 
 static inline uint64_t acc_peek(const uint64_t *p) { return accb_load(p); }
 

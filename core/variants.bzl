@@ -8,7 +8,7 @@ load("//core:mutants.bzl", "MUTANTS")
 
 GRANULES = [4, 16, 64]
 
-def kernel_variant(name, variant_name, granule, early_exit = False, plant = None):
+def kernel_variant(name, variant_name, granule, early_exit = False, plant = None, bare = False):
     copts = [
         "-DKC_GRANULE_KB=%d" % granule,
         "-DKC_VARIANT_ID=%s" % name,
@@ -17,6 +17,8 @@ def kernel_variant(name, variant_name, granule, early_exit = False, plant = None
     ]
     if plant:
         copts.append("-DKC_PLANT=%s" % plant)
+    if bare:
+        copts.append("-DACCESS_BARE")
     native.cc_library(
         name = name,
         srcs = ["//core:variant_tu.c"],
@@ -35,5 +37,16 @@ def all_variants(name):
         for m in MUTANTS:
             lib = "m_%s_%dk" % (m.name, g)
             kernel_variant(lib, m.name, g, m.base == "early_exit", m.name)
+            libs.append(":" + lib)
+    native.cc_library(name = name, deps = libs)
+
+def bare_variants(name):
+    """baseline and early_exit without the access layer's instruments, named
+    bare_baseline / bare_early_exit: the bench's reference loop."""
+    libs = []
+    for g in GRANULES:
+        for tree, early in [("baseline", False), ("early_exit", True)]:
+            lib = "bare_%s_%dk" % (tree, g)
+            kernel_variant(lib, "bare_" + tree, g, early, bare = True)
             libs.append(":" + lib)
     native.cc_library(name = name, deps = libs)
