@@ -64,6 +64,7 @@ static void slot_free_cb(struct rcu_head *head)
 {
 	struct slot_hdr *s = caa_container_of(head, struct slot_hdr, rcu);
 
+	TSAN_RCU_CALLBACK(s);
 	TSAN_RCU_GP_DONE();
 	slot_release(s->m, s);
 	atomic_fetch_sub(&s->m->pending_frees, 1);
@@ -76,6 +77,7 @@ void kc_pte_free_rcu(struct mm_struct *mm, pgtable_t pgtable)
 
 	atomic_store(&s->state, SLOT_RETIRED);
 	atomic_fetch_add(&m->pending_frees, 1);
+	TSAN_RCU_CALL(s);
 	call_rcu(&s->rcu, slot_free_cb);
 }
 
@@ -97,7 +99,6 @@ bool hmm_retire_table(struct harness_mm *m, unsigned lt)
 
 	if (!new)
 		return false;
-	new->m = m;
 	/* Before the first entry is cleared: a reader that sees a cleared
 	 * entry of this page then also sees the flag (the history's clear
 	 * records precede it, see core/history.h). */
