@@ -199,6 +199,12 @@ void hmm_destroy(struct harness_mm *m)
 {
 	if (m->tables && atomic_load(&m->pending_frees))
 		rcu_barrier();
+	if (m->free_fifo) {
+		/* the last callback released the slot under free_lock: taking it
+		 * orders its writes before the frees below */
+		pthread_mutex_lock(&m->free_lock);
+		pthread_mutex_unlock(&m->free_lock);
+	}
 	if (m->seg)
 		munmap(m->seg, m->seg_size);
 	if (m->memfd >= 0)

@@ -8,7 +8,7 @@ load("//core:mutants.bzl", "MUTANTS")
 
 GRANULES = [4, 16, 64]
 
-def kernel_variant(name, variant_name, granule, early_exit = False, plant = None, bare = False):
+def kernel_variant(name, variant_name, granule, early_exit = False, plant = None, bare = False, backend = None):
     copts = [
         "-DKC_GRANULE_KB=%d" % granule,
         "-DKC_VARIANT_ID=%s" % name,
@@ -19,6 +19,8 @@ def kernel_variant(name, variant_name, granule, early_exit = False, plant = None
         copts.append("-DKC_PLANT=%s" % plant)
     if bare:
         copts.append("-DACCESS_BARE")
+    if backend:
+        copts.append("-DACCESS_BACKEND_CUSTOM=\\\"%s\\\"" % backend)
     native.cc_library(
         name = name,
         srcs = ["//core:variant_tu.c"],

@@ -69,6 +69,9 @@ struct opts {
 	uint64_t seed;
 	enum pattern pattern;
 	unsigned gmask;             /* bit i: granules[i] */
+	uint32_t ops;               /* writer ops (mask of enum op) */
+	const char *ops_text;
+	double load0;               /* 1-minute load average at start */
 };
 
 struct result {
@@ -79,7 +82,7 @@ struct result {
 	/* writer loop */
 	double quiet_ns;
 	double wall_ns, cpu_ns;
-	uint64_t reads, scans, retries, max_scans, cont_reads;
+	uint64_t reads, scans, retries, max_scans, cont_reads, retried_reads;
 	double wops_s, hw_s;
 };
 
@@ -208,6 +211,8 @@ struct agent {
 };
 
 /* As stress/driver.c writer_main, without chaos or the owed-bits check. */
+static uint32_t g_ops;
+
 static void *writer_thread(void *arg)
 {
 	struct agent *a = arg;
@@ -217,7 +222,7 @@ static void *writer_thread(void *arg)
 	history_attach(&w);
 	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&a->rng, M.ntables);
-		enum op op = ops_pick(OPS_ALL, &a->rng);
+		enum op op = ops_pick(g_ops, &a->rng);
 		int touched;
 
 		pthread_mutex_lock(&M.ptl[lt]);
@@ -266,7 +271,7 @@ static void *hw_thread(void *arg)
 }
 
 struct wstats {
-	uint64_t reads, scans, retries, max_scans, cont_reads;
+	uint64_t reads, scans, retries, max_scans, cont_reads, retried_reads;
 	double wall_ns, cpu_ns;
 };
 
@@ -311,6 +316,7 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			st->scans += hits;
 			st->retries += hits ? hits - 1 : 0;
 			st->cont_reads += hits != 0;
+			st->retried_reads += hits > 1;
 			if (hits > st->max_scans)
 				st->max_scans = hits;
 		}
@@ -367,22 +373,28 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 	res->retries = st.retries;
 	res->max_scans = st.max_scans;
 	res->cont_reads = st.cont_reads;
+	res->retried_reads = st.retried_reads;
 	return 0;
 }
 
 /* ---- command line --------------------------------------------------------- */
 static const char usage[] =
-	"usage: bench [--seconds-per-case=S] [--pattern=P] [--granule=G[,G]] [--seed=N]\n"
+	"usage: bench [--seconds-per-case=S] [--pattern=P] [--granule=G[,G]] [--writers=OPS]\n"
+	"             [--seed=N]\n"
 	"  --seconds-per-case=S  time of each measurement (default 0.5; the whole run\n"
 	"                        takes about 30*S seconds)\n"
 	"  --pattern=P           young/dirty pattern of the blocks: young (default),\n"
 	"                        dirty-young, one-young, none, mixed\n"
 	"  --granule=G           4k, 16k, 64k or a comma list (default all)\n"
+	"  --writers=OPS         the writer thread's ops: all (default) or a comma list\n"
+	"                        (map, fold, unfold, unmap, young, flush_young,\n"
+	"                        clear_young_dirty, wrprotect, access_flags, retire)\n"
 	"  --seed=N              random seed (default 1)\n";
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	*o = (struct opts){ .secs = 0.5, .seed = 1, .pattern = PAT_YOUNG, .gmask = 7 };
+	*o = (struct opts){ .secs = 0.5, .seed = 1, .pattern = PAT_YOUNG, .gmask = 7,
+			    .ops = OPS_ALL, .ops_text = "all" };
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		char *end;
@@ -414,6 +426,15 @@ static int parse(int argc, char **argv, struct opts *o)
 			}
 			if (!o->gmask)
 				goto bad;
+		} else if (!strncmp(a, "--writers=", 10)) {
+			char err[256];
+
+			o->ops = ops_parse(a + 10, err, sizeof(err));
+			if (!o->ops) {
+				fprintf(stderr, "bench: %s\n", err);
+				return 2;
+			}
+			o->ops_text = a + 10;
 		} else if (!strncmp(a, "--seed=", 7)) {
 			errno = 0;
 			o->seed = strtoull(a + 7, &end, 10);
@@ -448,6 +469,8 @@ static void print_tables(const struct opts *o)
 	printf("blocks: %d tables x %d folded CONT blocks (valid, writable-clean prot, one folio each);\n",
 	       TABLES, BLOCKS);
 	printf("young/dirty pattern: %s: %s\n", pattern_names[o->pattern], pattern_text[o->pattern]);
+	printf("writer ops: %s; machine: %ld online CPUs, 1-minute load average %.2f at start\n",
+	       o->ops_text, sysconf(_SC_NPROCESSORS_ONLN), o->load0);
 
 	printf("\nTable 1. Cost of one read, per reader and granule\n");
 	printf("  no-wr ns    ns per read, no writers: 1 thread, random target entries, median over\n"
@@ -455,7 +478,9 @@ static void print_tables(const struct opts *o)
 	printf("  wr ns       ns per read (wall) of the measuring thread while 1 writer thread runs\n"
 	       "              op_run (all ops, under the PTL) and 1 thread runs hw_touch bursts;\n"
 	       "              a read there = pick target, [PTL lock,] rcu_read_lock, table lookup,\n"
-	       "              read, unlock (locked readers take the PTL for every read)\n");
+	       "              read, unlock (locked readers take the PTL for every read); the\n"
+	       "              writer keeps many blocks unfolded or unmapped (table 2 cont%%), and\n"
+	       "              such reads return after one load, so wr ns can be below no-wr ns\n");
 	printf("  wr reads    reads measured in that run\n");
 	printf("  retries/rd  retries per read in that run: scans started minus one, per read\n"
 	       "              (stress/driver.c rule: loads of the block's first entry, t==0 corrected)\n");
@@ -484,23 +509,26 @@ static void print_tables(const struct opts *o)
 	       "              time descheduled; 3 busy threads share 2 cores)\n");
 	printf("  scans/rd    scans started per read with writers (0 when the target was not CONT)\n");
 	printf("  cont%%       reads whose target headed a CONT block (scanned at least once)\n");
-	printf("  max scans   most scans one read needed\n");
+	printf("  retried%%    reads that needed more than one scan\n");
+	printf("  max         most scans one read needed (a writer descheduled in the middle of\n"
+	       "              a fold leaves a lockless reader retrying until it runs again)\n");
 	printf("  wops/s hw/s writer ops and hardware touches per second during the run\n\n");
-	printf("%-20s %-7s %9s %9s %7s %9s %9s %9s %9s %6s %5s %8s %8s\n", "reader", "granule",
-	       "instr ns", "bare ns", "passes", "quiet ns", "wr ns", "cpu ns", "scans/rd", "cont%",
-	       "max", "wops/s", "hw/s");
-	rule(117);
+	printf("%-20s %-7s %9s %9s %6s %9s %9s %9s %8s %6s %8s %8s %8s %7s\n", "reader",
+	       "granule", "instr ns", "bare ns", "passes", "quiet ns", "wr ns", "cpu ns", "scans/rd",
+	       "cont%", "retried%", "max", "wops/s", "hw/s");
+	rule(126);
 	for (unsigned gi = 0; gi < 3; gi++)
 		for (unsigned r = 0; r < 4; r++) {
 			const struct result *x = &results[r][gi];
 
 			if (!x->done)
 				continue;
-			printf("%-20s %-7s %9.2f %9.2f %7u %9.2f %9.2f %9.2f %9.4f %6.1f %5llu %8.0f %8.0f\n",
+			printf("%-20s %-7s %9.2f %9.2f %6u %9.2f %9.2f %9.2f %8.4f %6.1f %8.4f %8llu %8.0f %7.0f\n",
 			       READERS[r].label, granules[gi].name, x->instr_ns, x->bare_ns, x->passes,
 			       x->quiet_ns, x->wall_ns, x->cpu_ns,
 			       x->reads ? (double)x->scans / x->reads : 0.0,
 			       x->reads ? 100.0 * x->cont_reads / x->reads : 0.0,
+			       x->reads ? 100.0 * x->retried_reads / x->reads : 0.0,
 			       (unsigned long long)x->max_scans, x->wops_s, x->hw_s);
 		}
 	printf("\nHarness cost included in every figure above (null reader = one plain load of the target):\n");
@@ -526,6 +554,9 @@ int main(int argc, char **argv)
 	for (unsigned gi = 0; gi < 3; gi++)
 		if (o.gmask & (1u << gi))
 			ncase += 8;
+	if (getloadavg(&o.load0, 1) != 1)
+		o.load0 = -1;
+	g_ops = o.ops;
 	rcu_register_thread();
 	acc_self.on_limit = acc_limit_ignore;
 	acc_self.limit = UINT64_MAX;

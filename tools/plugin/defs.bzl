@@ -44,4 +44,9 @@ def plugin_hammer(name, src, granule_kb, test_args = None, tags = []):
     if test_args == None:
         native.cc_binary(**common)
     else:
-        native.cc_test(args = test_args + ["--no-progress"], size = "medium", **common)
+        native.cc_test(
+            args = test_args + ["--no-progress"],
+            data = ["//stress:tsan.supp"],
+            size = "medium",
+            **common
+        )
