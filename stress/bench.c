@@ -474,7 +474,8 @@ static void print_tables(const struct opts *o)
 
 	printf("\nTable 1. Cost of one read, per reader and granule\n");
 	printf("  no-wr ns    ns per read, no writers: 1 thread, random target entries, median over\n"
-	       "              passes of %d reads (the instrumented variant, as the stress runs use it)\n", NPTR);
+	       "              passes of %d reads (the instrumented variant, as the stress runs use it;\n"
+	       "              locked readers are called without the PTL here: nothing else runs)\n", NPTR);
 	printf("  wr ns       ns per read (wall) of the measuring thread while 1 writer thread runs\n"
 	       "              op_run (all ops, under the PTL) and 1 thread runs hw_touch bursts;\n"
 	       "              a read there = pick target, [PTL lock,] rcu_read_lock, table lookup,\n"

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# hammer's command line: every bad input is refused with exit 2 and a
+# reason naming the valid choices; --help/--list succeed; SIGINT and
+# SIGTERM stop a long run cleanly with its summary, leaving nothing behind.
+set -uo pipefail
+hammer=$1
+fails=0 passes=0
+
+expect() {  # expect RC PATTERN -- ARGS...
+  local want=$1 pat=$2; shift 3
+  local out rc
+  out=$("$hammer" "$@" --no-progress 2>&1); rc=$?
+  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: hammer $* -> rc=$rc (want $want), output lacks /$pat/:"; echo "$out" | head -5
+    fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+}
+
+expect 2 "unknown flag '--bogus'.*valid: --reader" -- --bogus
+expect 2 "unknown reader 'fast' \(valid: lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
+expect 2 "unknown granule '8k' \(valid: 4k, 16k, 64k\)" -- --granule=8k
+expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=map,fold2
+expect 2 "unknown mutant 'nope'.*no_consistency_check" -- --mutant=nope
+expect 2 "unknown variant 'nope' \(valid: .*baseline" -- --variant=nope
+expect 2 "is a correct tree, not a mutant" -- --mutant=baseline
+expect 2 "planted in the baseline tree; --reader=early-exit asks for the other" -- --mutant=no_pfn_check --reader=early-exit
+expect 2 "unknown violation kind 'boom' \(valid: clean, torn_mapping" -- --expect=boom
+expect 2 "--expect stops at the first violation; --keep-going contradicts it" -- --expect=lost_bit --keep-going
+expect 2 "--seconds wants a positive number" -- --seconds=0
+expect 2 "--seconds wants a positive number" -- --seconds=abc
+expect 2 "--threads wants an integer in 1..64" -- --threads=0
+expect 2 "--threads takes at most three numbers" -- --threads=1,1,1,1
+expect 2 "--tables wants an integer in 1..16" -- --tables=99
+expect 2 "--blocks=16 at granule 16k makes a table larger" -- --blocks=16 --granule=16k
+expect 2 "--seed wants a non-negative integer" -- --seed=-3
+expect 2 "--report-dir '/nonexistent' is not a writable directory" -- --report-dir=/nonexistent
+expect 2 "--reader needs a value" -- --reader
+expect 2 "--keep-going takes no value" -- --keep-going=yes
+expect 2 "unexpected argument 'extra'" -- extra
+expect 0 "usage: hammer" -- --help
+expect 0 "no_consistency_check +mutant, expect phantom_bit" -- --list
+
+# A long run stopped by a signal: exits promptly with its summary and code 0
+# (clean so far), and its threads and segment are gone with the process.
+for sig in INT TERM; do
+  "$hammer" --seconds=600 --no-progress > out.json 2> err.txt &
+  pid=$!
+  sleep 1.5
+  fds=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'memfd:contpte-harness')
+  kill -$sig $pid
+  start=$SECONDS
+  wait $pid; rc=$?
+  if [[ $rc -ne 0 || $((SECONDS - start)) -gt 10 || $fds -ne 1 ]] ||
+     ! grep -q '"result": "clean"' out.json || ! grep -q "stopped by signal" err.txt; then
+    echo "FAIL: SIG$sig: rc=$rc, memfd fds while running=$fds"; cat err.txt | tail -3; fails=$((fails + 1))
+  elif [[ -e /proc/$pid ]]; then
+    echo "FAIL: SIG$sig: process $pid still exists"; fails=$((fails + 1))
+  else
+    passes=$((passes + 1))
+  fi
+done
+# No segment was ever given a file-system name.
+if ls /dev/shm 2>/dev/null | grep -q contpte; then
+  echo "FAIL: a segment was left in /dev/shm"; fails=$((fails + 1))
+else
+  passes=$((passes + 1))
+fi
+
+echo "$passes passed, $fails failed"
+[[ $fails -eq 0 ]]
