@@ -256,19 +256,16 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	}
 	if (mutant && !cfg->variant->mutant)
 		return bad("'%s' is a correct tree, not a mutant (use --reader)%s", mutant, "");
-	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "lockless") && strcmp(reader, "locked"))
-		return bad("mutant '%s' is planted in the %s tree; --reader=%s asks for the other",
-			   mutant, cfg->variant->early_exit ? "early-exit" : "baseline");
-	if (cfg->variant->mutant && !strcmp(cfg->variant->name, vname) && !mutant && vname != reader)
-		; /* --variant=<mutant> is allowed for tools */
+	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "lockless") && strcmp(reader, "locked")) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "is planted in the %s tree; --reader=%s asks for the other",
+			 cfg->variant->early_exit ? "early-exit" : "baseline", reader);
+		return bad("mutant '%s' %s", mutant, why);
+	}
 	char err[512];
 	if (!(cfg->ops = ops_parse(writers, err, sizeof(err))))
 		return bad("%s%s", err, "");
-	if (cfg->locked && cfg->writers == 0 && cfg->hw == 0)
-		; /* a locked reader alone is fine: it must return the plain OR */
-	if (cfg->blocks * g->cont_ptes > 2048)
-		return bad("--blocks=%s at granule %s makes a table larger than a real page table (2048 entries max)",
-			   (snprintf(err, sizeof(err), "%u", cfg->blocks), err), g->name);
 	if (cfg->expect && cfg->keep_going)
 		return bad("--expect stops at the first violation; --keep-going contradicts it%s%s", "", "");
 	if (slow && cfg->expect) {

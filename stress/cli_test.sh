@@ -25,7 +25,7 @@ expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=map,fo
 expect 2 "unknown mutant 'nope'.*no_consistency_check" -- --mutant=nope
 expect 2 "unknown variant 'nope' \(valid: .*baseline" -- --variant=nope
 expect 2 "is a correct tree, not a mutant" -- --mutant=baseline
-expect 2 "planted in the baseline tree; --reader=early-exit asks for the other" -- --mutant=no_pfn_check --reader=early-exit
+expect 2 "mutant .no_pfn_check. is planted in the baseline tree; --reader=early-exit asks for the other" -- --mutant=no_pfn_check --reader=early-exit
 expect 2 "unknown violation kind 'boom' \(valid: clean, torn_mapping" -- --expect=boom
 expect 2 "--expect stops at the first violation; --keep-going contradicts it" -- --expect=lost_bit --keep-going
 expect 2 "--seconds wants a positive number" -- --seconds=0
@@ -33,7 +33,7 @@ expect 2 "--seconds wants a positive number" -- --seconds=abc
 expect 2 "--threads wants an integer in 1..64" -- --threads=0
 expect 2 "--threads takes at most three numbers" -- --threads=1,1,1,1
 expect 2 "--tables wants an integer in 1..16" -- --tables=99
-expect 2 "--blocks=16 at granule 16k makes a table larger" -- --blocks=16 --granule=16k
+expect 2 "--blocks wants an integer in 1..16" -- --blocks=17
 expect 2 "--seed wants a non-negative integer" -- --seed=-3
 expect 2 "--report-dir '/nonexistent' is not a writable directory" -- --report-dir=/nonexistent
 expect 2 "--reader needs a value" -- --reader
