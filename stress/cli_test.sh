@@ -4,6 +4,7 @@
 # SIGTERM stop a long run cleanly with its summary, leaving nothing behind.
 set -uo pipefail
 hammer=$1
+watch=$2
 fails=0 passes=0
 
 expect() {  # expect RC PATTERN -- ARGS...
@@ -41,6 +42,7 @@ expect 2 "--keep-going takes no value" -- --keep-going=yes
 expect 2 "unexpected argument 'extra'" -- extra
 expect 0 "usage: hammer" -- --help
 expect 0 "no_consistency_check +mutant, expect phantom_bit" -- --list
+if "$watch" /etc/passwd >/dev/null 2>&1; then echo "FAIL: segment_watch accepted /etc/passwd"; fails=$((fails + 1)); fi
 
 # A long run stopped by a signal: exits promptly with its summary and code 0
 # (clean so far), and its threads and segment are gone with the process.
@@ -49,6 +51,11 @@ for sig in INT TERM; do
   pid=$!
   sleep 1.5
   fds=$(ls -l /proc/$pid/fd 2>/dev/null | grep -c 'memfd:contpte-harness')
+  # another process attaches to the live segment
+  seg=$(ls -l /proc/$pid/fd 2>/dev/null | awk '/memfd:contpte-harness/ {print $9}')
+  if ! "$watch" "/proc/$pid/fd/$seg" | grep -qE "^segment of pid $pid: .* 16 entries per block"; then
+    echo "FAIL: segment_watch could not attach to /proc/$pid/fd/$seg"; fails=$((fails + 1))
+  fi
   kill -$sig $pid
   start=$SECONDS
   wait $pid; rc=$?

@@ -40,6 +40,9 @@ static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
  * writer's read-modify-write races with hardware on the same entries. */
 static _Atomic unsigned g_hot_block;       /* lt * bpt + b, +1; 0 = none */
 static uint64_t *_Atomic g_hot_ptep;       /* entry a writer stalls in front of */
+/* The block a reader is stalled in the middle of (lt * bpt + b, +1): a
+ * writer often picks it next, to change the block under the read. */
+static _Atomic unsigned g_stalled_block;
 
 static double now_s(void)
 {
@@ -79,6 +82,7 @@ struct reader {
 	uint64_t q_seen;         /* quiesce phase in which the limit was already hit */
 	uint64_t bound;          /* loads a read may take once writers stand still */
 	bool yield_pending;      /* chaos: yield at the next limit crossing */
+	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
 	struct judge_stats st;
 };
 static __thread struct reader *self_reader;
@@ -95,7 +99,11 @@ static void reader_on_limit(struct acc_thread *t)
 		/* chaos: stall this read at a random load, so writers can
 		 * change the block between two of its loads */
 		r->yield_pending = false;
+		unsigned mine = r->cur_block;
+
+		atomic_store_explicit(&g_stalled_block, mine, memory_order_relaxed);
 		sched_yield();
+		atomic_compare_exchange_strong(&g_stalled_block, &mine, 0);
 		t->limit = t->loads + r->bound;
 		return;
 	}
@@ -171,7 +179,8 @@ static void *reader_main(void *arg)
 		r->q_seen = 0;
 		if (C->chaos && rng_below(&r->rng, 8) == 0) {
 			r->yield_pending = true;
-			acc_self.limit = rng_below(&r->rng, 2 * cont + 2);
+			r->cur_block = lt * M.bpt + o.block + 1;
+			acc_self.limit = rng_below(&r->rng, cont + 3);
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
@@ -287,13 +296,17 @@ static void *writer_main(void *arg)
 	w->ctx.hot = &g_hot_ptep;
 	history_attach(&w->ctx);
 	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-		unsigned lt = rng_below(&w->rng, M.ntables);
+		unsigned lt = rng_below(&w->rng, M.ntables), b = rng_below(&w->rng, M.bpt);
+		unsigned stalled = atomic_load_explicit(&g_stalled_block, memory_order_relaxed);
 		enum op op = ops_pick(C->ops, &w->rng);
 		int touched;
 
+		if (stalled && rng_below(&w->rng, 2)) {
+			lt = (stalled - 1) / M.bpt;
+			b = (stalled - 1) % M.bpt;
+		}
 		maybe_park();
 		pthread_mutex_lock(&M.ptl[lt]);
-		unsigned b = rng_below(&w->rng, M.bpt);
 		atomic_store_explicit(&g_hot_block, lt * M.bpt + b + 1, memory_order_relaxed);
 		if (op_run(&M, &w->ctx, plans, lt, b, op, &w->rng, &touched))
 			atomic_fetch_add_explicit(&M.hdr->writer_ops, 1, memory_order_relaxed);
@@ -500,6 +513,8 @@ int stress_run(const struct stress_cfg *cfg)
 		fprintf(stderr, "hammer: %s\n", err);
 		return 2;
 	}
+	fprintf(stderr, "hammer: shared segment /proc/%d/fd/%d (%zu bytes; attach: bazel run //stress:segment_watch -- /proc/%d/fd/%d)\n",
+		(int)getpid(), M.memfd, M.seg_size, (int)getpid(), M.memfd);
 	plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*plans));
 	rd = calloc(cfg->readers, sizeof(*rd));
 	wr = calloc(cfg->writers, sizeof(*wr));

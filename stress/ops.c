@@ -126,9 +126,11 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		for (j = 0; j < cont && empty; j++)
 			empty = acc_peek(&e[j]) == 0;
 		if (empty && (!plan->folio || rng_below(rng, 10) < 7)) {
-			/* a new folio (after reclaim or migration), or the same again */
+			/* a new folio (after reclaim or migration), or the same again;
+			 * usually with the VMA's prot, sometimes another */
 			plan->folio = fresh_folio(m);
-			plan->prot = pick_prot(rng);
+			if (!plan->prot || rng_below(rng, 2))
+				plan->prot = pick_prot(rng);
 		}
 		if (!plan->folio || !pick_run(e, cont, 0, rng, &s, &n))
 			return 0;
