@@ -291,7 +291,9 @@ static void *writer_main(void *arg)
 		acc_self.limit = rng_below(&w->rng, 4 * C->chaos);
 	}
 	w->ctx.m = &M;
-	w->ctx.chaos = C->chaos;
+	/* per-store odds scaled so an op stalls about as often at every
+	 * granule (a 16K fold makes 8x the stores of a 4K one) */
+	w->ctx.chaos = C->chaos * (M.cont >= 16 ? M.cont / 16 : 1);
 	w->ctx.rng = w->rng ^ 0x5bd1e995;
 	w->ctx.hot = &g_hot_ptep;
 	history_attach(&w->ctx);
