@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <stdlib.h>
 
 #include "core/history.h"
 
@@ -150,16 +149,6 @@ enum verdict oracle_judge(struct harness_mm *m, const struct read_obs *o,
 				: "torn_mapping: result maps %#llx with a prot the target never held in the window",
 			 (unsigned long long)pm_pfn(R, shift));
 		describe(m, o, out->detail, sizeof(out->detail), vals, nvals);
-		if (getenv("ORACLE_DEBUG")) {
-			uint64_t cur = atomic_load(&h->last[t]);
-			fprintf(stderr, "DEBUG chain of entry %u (lseq %llu lcomp %llu):\n", t, (unsigned long long)atomic_load(&h->lseq), (unsigned long long)atomic_load(&h->lcomp));
-			for (int i = 0; cur && i < 12; i++) {
-				unsigned en; uint64_t val, prev;
-				bool ok = history_read(h, cur - 1, &en, &val, &prev);
-				fprintf(stderr, "  rec %llu ok=%d entry=%u value=%s prev=%llu\n", (unsigned long long)cur - 1, ok, en, pm_format(val, shift).s, (unsigned long long)prev);
-				cur = prev;
-			}
-		}
 		return VERDICT_VIOLATION;
 	}
 	/* A non-present result is just the entry as read: its content (the

@@ -38,6 +38,7 @@
 #define BLOCKS 4
 #define NPTR 4096               /* targets per pass (no-writer runs) */
 #define RATIO_TARGET 1.5
+#define SPIN_SCANS 64           /* a read with more scans waited out a writer */
 
 typedef uint64_t (*read_fn)(uint64_t *);
 
@@ -83,6 +84,7 @@ struct result {
 	double quiet_ns;
 	double wall_ns, cpu_ns;
 	uint64_t reads, scans, retries, max_scans, cont_reads, retried_reads;
+	uint64_t spins, spin_retries;
 	double wops_s, hw_s;
 };
 
@@ -272,6 +274,7 @@ static void *hw_thread(void *arg)
 
 struct wstats {
 	uint64_t reads, scans, retries, max_scans, cont_reads, retried_reads;
+	uint64_t spins, spin_retries;
 	double wall_ns, cpu_ns;
 };
 
@@ -317,6 +320,10 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			st->retries += hits ? hits - 1 : 0;
 			st->cont_reads += hits != 0;
 			st->retried_reads += hits > 1;
+			if (hits > SPIN_SCANS) {
+				st->spins++;
+				st->spin_retries += hits - 1;
+			}
 			if (hits > st->max_scans)
 				st->max_scans = hits;
 		}
@@ -374,6 +381,8 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 	res->max_scans = st.max_scans;
 	res->cont_reads = st.cont_reads;
 	res->retried_reads = st.retried_reads;
+	res->spins = st.spins;
+	res->spin_retries = st.spin_retries;
 	return 0;
 }
 
@@ -513,24 +522,30 @@ static void print_tables(const struct opts *o)
 	printf("  retried%%    reads that needed more than one scan\n");
 	printf("  max         most scans one read needed (a writer descheduled in the middle of\n"
 	       "              a fold leaves a lockless reader retrying until it runs again)\n");
+	printf("  spins       reads that needed more than %d scans (waited out a descheduled writer)\n",
+	       SPIN_SCANS);
+	printf("  rtr/rd-sp   retries per read leaving those reads out\n");
 	printf("  wops/s hw/s writer ops and hardware touches per second during the run\n\n");
-	printf("%-20s %-7s %9s %9s %6s %9s %9s %9s %8s %6s %8s %8s %8s %7s\n", "reader",
+	printf("%-20s %-7s %8s %8s %6s %8s %8s %8s %8s %5s %8s %8s %5s %9s %7s %6s\n", "reader",
 	       "granule", "instr ns", "bare ns", "passes", "quiet ns", "wr ns", "cpu ns", "scans/rd",
-	       "cont%", "retried%", "max", "wops/s", "hw/s");
-	rule(126);
+	       "cont%", "retried%", "max", "spins", "rtr/rd-sp", "wops/s", "hw/s");
+	rule(136);
 	for (unsigned gi = 0; gi < 3; gi++)
 		for (unsigned r = 0; r < 4; r++) {
 			const struct result *x = &results[r][gi];
 
 			if (!x->done)
 				continue;
-			printf("%-20s %-7s %9.2f %9.2f %6u %9.2f %9.2f %9.2f %8.4f %6.1f %8.4f %8llu %8.0f %7.0f\n",
+			printf("%-20s %-7s %8.2f %8.2f %6u %8.2f %8.2f %8.2f %8.4f %5.1f %8.4f %8llu %5llu %9.6f %7.0f %6.0f\n",
 			       READERS[r].label, granules[gi].name, x->instr_ns, x->bare_ns, x->passes,
 			       x->quiet_ns, x->wall_ns, x->cpu_ns,
 			       x->reads ? (double)x->scans / x->reads : 0.0,
 			       x->reads ? 100.0 * x->cont_reads / x->reads : 0.0,
 			       x->reads ? 100.0 * x->retried_reads / x->reads : 0.0,
-			       (unsigned long long)x->max_scans, x->wops_s, x->hw_s);
+			       (unsigned long long)x->max_scans, (unsigned long long)x->spins,
+			       x->reads > x->spins ? (double)(x->retries - x->spin_retries) /
+							     (x->reads - x->spins) : 0.0,
+			       x->wops_s, x->hw_s);
 		}
 	printf("\nHarness cost included in every figure above (null reader = one plain load of the target):\n");
 	printf("%-7s %18s %22s\n", "granule", "no-wr loop ns", "with-writers loop ns");
