@@ -38,7 +38,7 @@
 #define BLOCKS 4
 #define NPTR 4096               /* targets per pass (no-writer runs) */
 #define RATIO_TARGET 1.5
-#define SPIN_SCANS 64           /* a read with more scans waited out a writer */
+#define SPIN_SCANS 64           /* a read with more scans waited for a writer */
 
 typedef uint64_t (*read_fn)(uint64_t *);
 
@@ -515,14 +515,17 @@ static void print_tables(const struct opts *o)
 	printf("\nTable 2. Details\n");
 	printf("  instr ns    = no-wr ns of table 1; bare ns: the bare_ variant, same passes\n");
 	printf("  quiet ns    the with-writers loop (table 1 'wr ns') run before the writers start\n");
-	printf("  cpu ns      the measuring thread's CPU time per read with writers (wall minus\n"
-	       "              time descheduled; 3 busy threads share 2 cores)\n");
+	printf("  (locked readers with writers also wait for the PTL, a pthread mutex that the writer\n"
+	       "   thread takes again at once: wr ns far above quiet ns is that waiting, not the gather)\n");
+	printf("  cpu ns      the measuring thread's CPU time per read with writers (wall minus time\n"
+	       "              descheduled or asleep on the PTL; 3 threads share 2 cores)\n");
 	printf("  scans/rd    scans started per read with writers (0 when the target was not CONT)\n");
 	printf("  cont%%       reads whose target headed a CONT block (scanned at least once)\n");
 	printf("  retried%%    reads that needed more than one scan\n");
-	printf("  max         most scans one read needed (a writer descheduled in the middle of\n"
-	       "              a fold leaves a lockless reader retrying until it runs again)\n");
-	printf("  spins       reads that needed more than %d scans (waited out a descheduled writer)\n",
+	printf("  max         most scans one read needed: a lockless reader retries for as long as\n"
+	       "              the writer takes to rewrite the block (fold/unfold, wrprotect), much\n"
+	       "              longer if the writer is descheduled in the middle\n");
+	printf("  spins       reads that needed more than %d scans (waited for such a writer)\n",
 	       SPIN_SCANS);
 	printf("  rtr/rd-sp   retries per read leaving those reads out\n");
 	printf("  wops/s hw/s writer ops and hardware touches per second during the run\n\n");
