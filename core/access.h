@@ -13,7 +13,8 @@
  * implementations chosen at build time): C11 atomics (default), and later
  * AArch64 assembly or the deterministic scheduler. Above the backend, two
  * cheap per-thread instruments serve the harness:
- *   - loads are counted (progress / livelock detection, retries per read);
+ *   - loads are counted (progress / livelock detection), and block scans
+ *     (retries per read; counted by kcompat.h where code aligns down);
  *   - a software writer's mutations are reported to an observer (the
  *     oracle's history) before and after they happen.
  * acc_peek reads without instruments: for the oracle's own snapshots only.
@@ -46,8 +47,7 @@ struct acc_observer {
 struct acc_thread {
 	uint64_t loads;          /* instrumented loads so far */
 	uint64_t limit;          /* acc_on_limit runs when loads passes this */
-	const uint64_t *watch;   /* loads of this address are counted too */
-	uint64_t watch_hits;
+	uint64_t scans;          /* block scans started (kcompat's PTR_ALIGN_DOWN) */
 	const struct acc_observer *observer;
 	void *observer_data;
 	void (*on_limit)(struct acc_thread *t);
@@ -63,7 +63,6 @@ static inline uint64_t acc_load(const uint64_t *p) { return accb_load(p); }
 static inline uint64_t acc_load(const uint64_t *p)
 {
 	struct acc_thread *t = &acc_self;
-	t->watch_hits += (p == t->watch);
 	if (__builtin_expect(++t->loads > t->limit, 0))
 		t->on_limit(t);
 	return accb_load(p);

@@ -78,7 +78,10 @@ typedef uint64_t pgprotval_t;
 
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define ALIGN(x, a) (((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
-#define PTR_ALIGN_DOWN(p, a) ((__typeof__(p))ALIGN_DOWN((unsigned long)(p), (a)))
+/* Readers align down to the block's first entry once per scan: counting it
+ * here gives the harness retries per read without a per-load cost. */
+#define PTR_ALIGN_DOWN(p, a) \
+	(acc_self.scans++, (__typeof__(p))ALIGN_DOWN((unsigned long)(p), (a)))
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
 
 /* READ_ONCE / WRITE_ONCE: 64-bit objects (entries) go through the access

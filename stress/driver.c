@@ -172,8 +172,7 @@ static void *reader_main(void *arg)
 		for (unsigned j = 0; j < cont; j++)
 			o.P[j] = acc_peek(&e[j]);
 
-		acc_self.watch = e;
-		acc_self.watch_hits = 0;
+		acc_self.scans = 0;
 		acc_self.loads = 0;
 		acc_self.limit = r->bound;
 		r->q_seen = 0;
@@ -206,11 +205,8 @@ static void *reader_main(void *arg)
 		if (C->locked)
 			pthread_mutex_unlock(&M.ptl[lt]);
 
-		/* Scans started = loads of the block's first entry that were not
-		 * the (re)load of the target itself (see docs/contract.md). */
-		hits = acc_self.watch_hits;
-		if (o.t == 0)
-			hits = C->locked ? (hits ? hits - 1 : 0) : (hits ? (hits - 1) / 2 : 0);
+		/* retries = block scans started beyond the first */
+		hits = acc_self.scans;
 		atomic_fetch_add_explicit(&M.hdr->reads, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&M.hdr->passes, hits ? hits - 1 : 0, memory_order_relaxed);
 
@@ -235,7 +231,6 @@ static void *reader_main(void *arg)
 		}
 	}
 	acc_self.on_limit = acc_limit_ignore;
-	acc_self.watch = NULL;
 	pthread_mutex_lock(&judged_lock);
 	judged.hw_quiet += r->st.hw_quiet;
 	judged.sw_quiet += r->st.sw_quiet;

@@ -3,24 +3,14 @@
  * fold/unfold, block-wide writers and the two gathering readers, written
  * from shared domain §3-4 in kernel dialect on core/kcompat.h.
  *
- * CONTPTE_EARLY_EXIT=1 builds seed 002's variant of the readers: stop
- * scanning once both dirty and young have been gathered from scanned
- * entries. MUTANT(name) marks the planted bugs of core/kernel/mutants.def.
+ * CONTPTE_EARLY_EXIT=1 builds seed 002's variant of the readers: scan until
+ * the first dirty or young entry, then only for the other bit, and stop
+ * once both have been gathered from scanned entries. MUTANT(name) marks the planted bugs of core/kernel/mutants.def.
  */
 
 static inline pte_t *contpte_align_down(pte_t *ptep)
 {
 	return PTR_ALIGN_DOWN(ptep, sizeof(*ptep) * CONT_PTES);
-}
-
-/* Gathering may stop once these bits are known (seed 002). */
-static inline bool contpte_gathered_enough(bool dirty, bool young)
-{
-	if (!CONTPTE_EARLY_EXIT)
-		return false;
-	if (MUTANT(ee_stop_on_first))
-		return dirty || young;
-	return dirty && young;
 }
 
 /*
@@ -102,20 +92,29 @@ static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
 /* ---- readers ----------------------------------------------------------- */
 
 /* Under the PTL: nothing but hardware changes the block, and hardware only
- * sets bits, so OR-ing the block's access/dirty state is all there is. */
+ * sets bits, so OR-ing the block's access/dirty state is all there is.
+ * Early exit (seed 002): scan until the first dirty or young entry, then
+ * only for the other bit, and stop once both are known. */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
 	bool dirty = false, young = false;
+	pte_t pte;
 	int i;
 
 	ptep = contpte_align_down(ptep);
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
-		pte_t pte = __ptep_get(ptep);
-
+		pte = __ptep_get(ptep);
 		dirty |= pte_dirty(pte);
 		young |= pte_young(pte);
-		if (contpte_gathered_enough(dirty, young))
+		if (CONTPTE_EARLY_EXIT && (dirty || young))
 			break;
+	}
+	if (CONTPTE_EARLY_EXIT && i < CONT_PTES && !MUTANT(ee_stop_on_first)) {
+		for (i++, ptep++; i < CONT_PTES && !(dirty && young); i++, ptep++) {
+			pte = __ptep_get(ptep);
+			dirty |= pte_dirty(pte);
+			young |= pte_young(pte);
+		}
 	}
 	if (dirty)
 		orig_pte = pte_mkdirty(orig_pte);
@@ -142,7 +141,9 @@ static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn, pgprot_t 
  * Read the target; if it heads no block, it is the answer. Otherwise every
  * scanned entry must still belong to the same block (valid, CONT, the
  * expected pfn, the target's prot); on any mismatch start again. Only then
- * may its access/dirty state be gathered into the result.
+ * may its access/dirty state be gathered into the result. Early exit
+ * (seed 002): as in contpte_ptep_get, the scan stops once both bits are
+ * known; the entries it does read are all still checked.
  */
 pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)
 {
@@ -166,24 +167,30 @@ rescan:
 	ptep = contpte_align_down(orig_ptep);
 	pfn = pte_pfn(orig_pte) - (orig_ptep - ptep);
 	for (i = 0; i < CONT_PTES; i++, ptep++, pfn++) {
-		bool check = !(MUTANT(ee_unchecked_tail) && (dirty || young));
-
 		pte = __ptep_get(ptep);
-		if (MUTANT(ee_check_after_gather)) {
+		if (MUTANT(ee_check_after_gather) && (pte_dirty(pte) || pte_young(pte))) {
 			dirty |= pte_dirty(pte);
 			young |= pte_young(pte);
-			if (contpte_gathered_enough(dirty, young))
-				break;
+			break;
 		}
-		if (check && !contpte_is_consistent(pte, pfn, orig_prot)) {
+		if (!contpte_is_consistent(pte, pfn, orig_prot)) {
 			if (MUTANT(stale_target_on_retry))
 				goto rescan;
 			goto retry;
 		}
 		dirty |= pte_dirty(pte);
 		young |= pte_young(pte);
-		if (contpte_gathered_enough(dirty, young))
+		if (CONTPTE_EARLY_EXIT && (dirty || young))
 			break;
+	}
+	if (CONTPTE_EARLY_EXIT && i < CONT_PTES && !MUTANT(ee_stop_on_first)) {
+		for (i++, ptep++, pfn++; i < CONT_PTES && !(dirty && young); i++, ptep++, pfn++) {
+			pte = __ptep_get(ptep);
+			if (!MUTANT(ee_unchecked_tail) && !contpte_is_consistent(pte, pfn, orig_prot))
+				goto retry;
+			dirty |= pte_dirty(pte);
+			young |= pte_young(pte);
+		}
 	}
 	if (MUTANT(returns_last_scanned))
 		orig_pte = pte;
