@@ -104,13 +104,19 @@ pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 	ptep = contpte_align_down(ptep);
 	for (i = 0; i < CONT_PTES; i++, ptep++) {
 		pte = __ptep_get(ptep);
+		if (CONTPTE_EARLY_EXIT) {
+			if (pte_dirty(pte) || pte_young(pte))
+				break;
+			continue;
+		}
 		dirty |= pte_dirty(pte);
 		young |= pte_young(pte);
-		if (CONTPTE_EARLY_EXIT && (dirty || young))
-			break;
 	}
-	if (CONTPTE_EARLY_EXIT && i < CONT_PTES && !MUTANT(ee_stop_on_first)) {
-		for (i++, ptep++; i < CONT_PTES && !(dirty && young); i++, ptep++) {
+	if (CONTPTE_EARLY_EXIT && i < CONT_PTES) {
+		dirty = pte_dirty(pte);
+		young = pte_young(pte);
+		for (i++, ptep++; i < CONT_PTES && !(dirty && young) && !MUTANT(ee_stop_on_first);
+		     i++, ptep++) {
 			pte = __ptep_get(ptep);
 			dirty |= pte_dirty(pte);
 			young |= pte_young(pte);
@@ -178,13 +184,20 @@ rescan:
 				goto rescan;
 			goto retry;
 		}
+		if (CONTPTE_EARLY_EXIT) {
+			if (pte_dirty(pte) || pte_young(pte))
+				break;
+			continue;
+		}
 		dirty |= pte_dirty(pte);
 		young |= pte_young(pte);
-		if (CONTPTE_EARLY_EXIT && (dirty || young))
-			break;
 	}
-	if (CONTPTE_EARLY_EXIT && i < CONT_PTES && !MUTANT(ee_stop_on_first)) {
-		for (i++, ptep++, pfn++; i < CONT_PTES && !(dirty && young); i++, ptep++, pfn++) {
+	if (CONTPTE_EARLY_EXIT && i < CONT_PTES) {
+		/* the first entry with either bit; now look only for the other */
+		dirty |= pte_dirty(pte);
+		young |= pte_young(pte);
+		for (i++, ptep++, pfn++; i < CONT_PTES && !(dirty && young) && !MUTANT(ee_stop_on_first);
+		     i++, ptep++, pfn++) {
 			pte = __ptep_get(ptep);
 			if (!MUTANT(ee_unchecked_tail) && !contpte_is_consistent(pte, pfn, orig_prot))
 				goto retry;
