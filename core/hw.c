@@ -2,6 +2,8 @@
 #include "core/hw.h"
 
 #include "core/access.h"
+#include "core/rcu_tsan.h"
+#include "core/rng.h"
 
 static void mark_max(_Atomic uint64_t *mark, uint64_t v)
 {
@@ -45,4 +47,21 @@ bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
 	}
 	atomic_fetch_add_explicit(&h->hw_end, 1, memory_order_release);
 	return changed;
+}
+
+void hw_burst(struct harness_mm *m, unsigned lt, unsigned b, unsigned n, bool stream,
+	      uint64_t *rng)
+{
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j = stream ? i % m->cont : rng_below(rng, m->cont);
+		struct slot_hdr *slot;
+
+		rcu_read_lock();
+		slot = rcu_dereference(m->tables[lt]);
+		TSAN_RCU_CONSUME(slot);
+		hw_touch(hmm_hist(m, lt, b), hmm_slot_entries(m, slot) + b * m->cont + j, j,
+			 stream || rng_below(rng, 3) == 0);
+		TSAN_RCU_READ_END();
+		rcu_read_unlock();
+	}
 }

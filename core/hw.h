@@ -17,4 +17,11 @@
  * through the table pointer. Returns true if the entry changed. */
 bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write);
 
+/* A burst of n hardware accesses to block b of logical table lt, each
+ * inside its own RCU read-side section: random entries, one in three a
+ * write; or, with stream, a write to every entry in order (a program
+ * streaming over the folio). */
+void hw_burst(struct harness_mm *m, unsigned lt, unsigned b, unsigned n, bool stream,
+	      uint64_t *rng);
+
 #endif

@@ -250,18 +250,7 @@ static void *hw_thread(void *arg)
 		unsigned burst = 1 + rng_below(&a->rng, 32);
 		unsigned lt = rng_below(&a->rng, M.ntables), b = rng_below(&a->rng, M.bpt);
 
-		for (unsigned i = 0; i < burst; i++) {
-			unsigned j = rng_below(&a->rng, M.cont);
-			struct slot_hdr *slot;
-
-			rcu_read_lock();
-			slot = rcu_dereference(M.tables[lt]);
-			TSAN_RCU_CONSUME(slot);
-			hw_touch(hmm_hist(&M, lt, b), hmm_slot_entries(&M, slot) + b * M.cont + j, j,
-				 rng_below(&a->rng, 3) == 0);
-			TSAN_RCU_READ_END();
-			rcu_read_unlock();
-		}
+		hw_burst(&M, lt, b, burst, false, &a->rng);
 		atomic_fetch_add_explicit(&g_hwops, burst, memory_order_relaxed);
 		if (rng_below(&a->rng, 2) == 0)
 			usleep(rng_below(&a->rng, 500));

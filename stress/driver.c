@@ -362,18 +362,7 @@ static void *hw_main(void *arg)
 			TSAN_RCU_READ_END();
 			rcu_read_unlock();
 		}
-		for (unsigned i = 0; i < burst; i++) {
-			unsigned j = stream ? i : rng_below(&a->rng, M.cont);
-			struct slot_hdr *slot;
-
-			rcu_read_lock();
-			slot = rcu_dereference(M.tables[lt]);
-			TSAN_RCU_CONSUME(slot);
-			hw_touch(hmm_hist(&M, lt, b), hmm_slot_entries(&M, slot) + b * M.cont + j, j,
-				 stream || rng_below(&a->rng, 3) == 0);
-			TSAN_RCU_READ_END();
-			rcu_read_unlock();
-		}
+		hw_burst(&M, lt, b, burst, stream, &a->rng);
 		atomic_fetch_add_explicit(&M.hdr->hw_ops, burst, memory_order_relaxed);
 		/* Idle between bursts, so that many reads see no hardware update. */
 		if (rng_below(&a->rng, 2) == 0)

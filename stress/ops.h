@@ -10,6 +10,7 @@
 
 #include "core/history.h"
 #include "core/mm.h"
+#include "core/rng.h"
 
 enum op {
 	OP_MAP, OP_FOLD, OP_UNFOLD, OP_UNMAP, OP_YOUNG, OP_FLUSH_YOUNG,
@@ -36,14 +37,5 @@ struct block_plan {
  * op did nothing (no suitable entries). */
 int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	   unsigned lt, unsigned b, enum op op, uint64_t *rng, int *touched);
-
-static inline uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-static inline unsigned rng_below(uint64_t *s, unsigned n) { return (unsigned)(rng_next(s) % n); }
 
 #endif
