@@ -3,10 +3,11 @@
 
 void acc_limit_ignore(struct acc_thread *t)
 {
-	t->limit = t->loads + (1ULL << 40);
+	acc_arm(t, INT64_MAX / 2);
 }
 
 __thread struct acc_thread acc_self = {
-	.limit = UINT64_MAX,
+	.budget = INT64_MAX / 2,
+	.armed = INT64_MAX / 2,
 	.on_limit = acc_limit_ignore,
 };

@@ -45,8 +45,10 @@ struct acc_observer {
 };
 
 struct acc_thread {
-	uint64_t loads;          /* instrumented loads so far */
-	uint64_t limit;          /* acc_on_limit runs when loads passes this */
+	int64_t budget;          /* loads left until on_limit runs (a down-counter:
+				  * one decrement and branch per load) */
+	int64_t armed;           /* what budget was last set to (acc_arm) */
+	uint64_t spent;          /* loads before that */
 	uint64_t scans;          /* block scans started (kcompat's PTR_ALIGN_DOWN) */
 	const struct acc_observer *observer;
 	void *observer_data;
@@ -63,7 +65,7 @@ static inline uint64_t acc_load(const uint64_t *p) { return accb_load(p); }
 static inline uint64_t acc_load(const uint64_t *p)
 {
 	struct acc_thread *t = &acc_self;
-	if (__builtin_expect(++t->loads > t->limit, 0))
+	if (__builtin_expect(--t->budget < 0, 0))
 		t->on_limit(t);
 	return accb_load(p);
 }
@@ -118,7 +120,25 @@ static inline void acc_wmb(void) { accb_fence_release(); }
 /* dsb(ishst)-style completion barrier: a full fence in this model. */
 static inline void acc_dsb(void) { accb_fence_full(); }
 
-/* Default on_limit: raise the limit far away (no progress checking). */
+/* Instrumented loads this thread has made since acc_reset. */
+static inline uint64_t acc_loads(const struct acc_thread *t)
+{
+	return t->spent + (uint64_t)(t->armed - t->budget);
+}
+/* Call on_limit again after n more loads. */
+static inline void acc_arm(struct acc_thread *t, int64_t n)
+{
+	t->spent = acc_loads(t);
+	t->armed = t->budget = n;
+}
+/* Start counting from zero; on_limit after n loads. */
+static inline void acc_reset(struct acc_thread *t, int64_t n)
+{
+	t->spent = 0;
+	t->armed = t->budget = n;
+}
+
+/* Default on_limit: push the next call far away (no progress checking). */
 void acc_limit_ignore(struct acc_thread *t);
 
 #endif

@@ -560,7 +560,7 @@ int main(int argc, char **argv)
 	g_ops = o.ops;
 	rcu_register_thread();
 	acc_self.on_limit = acc_limit_ignore;
-	acc_self.limit = UINT64_MAX;
+	acc_arm(&acc_self, INT64_MAX / 2);
 	fprintf(stderr, "bench: %u measurements of %.2f s (plus a quarter each for the quiet loops)\n",
 		ncase, o.secs);
 

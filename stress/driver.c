@@ -104,7 +104,7 @@ static void reader_on_limit(struct acc_thread *t)
 		atomic_store_explicit(&g_stalled_block, mine, memory_order_relaxed);
 		sched_yield();
 		atomic_compare_exchange_strong(&g_stalled_block, &mine, 0);
-		t->limit = t->loads + r->bound;
+		acc_arm(t, r->bound);
 		return;
 	}
 	if (atomic_load_explicit(&g_stop, memory_order_relaxed))
@@ -113,7 +113,7 @@ static void reader_on_limit(struct acc_thread *t)
 		siglongjmp(r->jb, 1);
 	if (q & 1)
 		r->q_seen = q;
-	t->limit = t->loads + r->bound;
+	acc_arm(t, r->bound);
 }
 
 static void livelock_report(struct reader *r, const struct read_obs *o, uint64_t *e,
@@ -173,18 +173,17 @@ static void *reader_main(void *arg)
 			o.P[j] = acc_peek(&e[j]);
 
 		acc_self.scans = 0;
-		acc_self.loads = 0;
-		acc_self.limit = r->bound;
+		acc_reset(&acc_self, r->bound);
 		r->q_seen = 0;
 		if (C->chaos && rng_below(&r->rng, 8) == 0) {
 			r->yield_pending = true;
 			r->cur_block = lt * M.bpt + o.block + 1;
-			acc_self.limit = rng_below(&r->rng, cont + 3);
+			acc_arm(&acc_self, rng_below(&r->rng, cont + 3));
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
 			if (jumped == 1)
-				livelock_report(r, &o, e, acc_self.loads);
+				livelock_report(r, &o, e, acc_loads(&acc_self));
 			TSAN_RCU_READ_END();
 			rcu_read_unlock();
 			if (C->locked)
@@ -272,7 +271,7 @@ static void writer_on_limit(struct acc_thread *t)
 	struct writer *w = self_writer;
 
 	sched_yield();
-	t->limit = t->loads + 1 + rng_below(&w->rng, 4 * C->chaos);
+	acc_arm(t, 1 + rng_below(&w->rng, 4 * C->chaos));
 }
 
 static void *writer_main(void *arg)
@@ -283,7 +282,7 @@ static void *writer_main(void *arg)
 	rcu_register_thread();
 	if (C->chaos) {
 		acc_self.on_limit = writer_on_limit;
-		acc_self.limit = rng_below(&w->rng, 4 * C->chaos);
+		acc_arm(&acc_self, rng_below(&w->rng, 4 * C->chaos));
 	}
 	w->ctx.m = &M;
 	/* per-store odds scaled so an op stalls about as often at every
