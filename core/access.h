@@ -10,8 +10,9 @@
  *   acc_mb / acc_rmb / acc_wmb / acc_dsb   barriers
  *
  * Underneath sits one backend (like liburcu's flavours: one API, several
- * implementations chosen at build time): C11 atomics (default), and later
- * AArch64 assembly or the deterministic scheduler. Above the backend, two
+ * implementations chosen at build time): C11 atomics (default), AArch64
+ * assembly (access_arm64.h, the default when compiling for aarch64), and
+ * later the deterministic scheduler. Above the backend, two
  * cheap per-thread instruments serve the harness:
  *   - loads are counted (progress / livelock detection), and block scans
  *     (retries per read; counted by kcompat.h where code aligns down);
@@ -27,6 +28,8 @@
 
 #if defined(ACCESS_BACKEND_CUSTOM)
 #include ACCESS_BACKEND_CUSTOM
+#elif defined(__aarch64__)
+#include "core/access_arm64.h"   /* LL/SC, or LSE with -march=armv8.1-a */
 #else
 #include "core/access_c11.h"
 #endif
