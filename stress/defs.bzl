@@ -15,7 +15,7 @@ MIXES = {
 }
 
 CLEAN_SECONDS = "2"
-MUTANT_BOUND_SECONDS = "20"
+MUTANT_BOUND_SECONDS = "30"
 
 # Mutant tests run in native builds only: their time bounds are for native
 # speed, and sanitizers change timing 3-15x. Under --config=tsan the job of
