@@ -191,7 +191,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 		rcu_assign_pointer(m->tables[lt], s);
 	}
 	/* Fresh folios start well above pfn 0 and stay far below the poison. */
-	m->next_folio = 1ULL << 20;
+	atomic_store(&m->next_folio, 1ULL << 20);
 	return 0;
 }
 

@@ -91,7 +91,7 @@ struct seg_header {
 	uint64_t off_slots, off_entries, off_hist, slot_stride, size;
 	int32_t owner_pid;
 	/* live counters, readable by an attached process */
-	_Alignas(64) _Atomic uint64_t reads, passes, writer_ops, hw_ops, tlb_flushes;
+	_Alignas(64) _Atomic uint64_t reads, retries, writer_ops, hw_ops, tlb_flushes;
 	_Atomic uint64_t retires, unjudged, violations;
 };
 
@@ -112,8 +112,7 @@ struct harness_mm {
 	pthread_mutex_t free_lock;
 	uint32_t *free_fifo;
 	unsigned free_head, free_count;
-	uint64_t next_folio;            /* next fresh pfn (under any PTL: atomic) */
-	_Atomic uint64_t folio_seq;
+	_Atomic uint64_t next_folio;    /* next fresh folio's pfn (CONT-aligned) */
 	_Atomic uint64_t pending_frees;
 };
 
@@ -149,6 +148,12 @@ static inline struct slot_hdr *hmm_slot_of(struct harness_mm *m, const uint64_t 
 
 	*idx = (unsigned)((off % m->hdr->slot_stride) / sizeof(uint64_t));
 	return &m->slots[si];
+}
+
+/* A folio never mapped before: its CONT-aligned base pfn. */
+static inline uint64_t hmm_fresh_folio(struct harness_mm *m)
+{
+	return atomic_fetch_add(&m->next_folio, m->cont);
 }
 
 /* Retire logical table lt (caller holds its PTL): move the entries to a

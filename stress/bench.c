@@ -143,7 +143,7 @@ static void populate(struct harness_mm *m, struct block_plan *plans, enum patter
 		uint64_t *e = hmm_slot_entries(m, m->tables[lt]);
 
 		for (unsigned b = 0; b < m->bpt; b++) {
-			uint64_t folio = atomic_fetch_add(&m->folio_seq, m->cont) + m->next_folio;
+			uint64_t folio = hmm_fresh_folio(m);
 			enum pattern p = pat == PAT_MIXED ? (enum pattern)(b % 4) : pat;
 
 			plans[lt * m->bpt + b].folio = folio;

@@ -76,7 +76,6 @@ static void maybe_park(void)
 /* ---- readers ----------------------------------------------------------- */
 struct reader {
 	pthread_t th;
-	unsigned id;
 	uint64_t rng;
 	sigjmp_buf jb;
 	uint64_t q_seen;         /* quiesce phase in which the limit was already hit */
@@ -151,7 +150,7 @@ static void *reader_main(void *arg)
 		struct block_hist *h;
 		struct slot_hdr *slot;
 		uint32_t gen, state, gen2;
-		uint64_t *e, hits;
+		uint64_t *e, scans;
 
 		o.lt = lt;
 		o.block = rng_below(&r->rng, M.bpt);
@@ -205,9 +204,9 @@ static void *reader_main(void *arg)
 			pthread_mutex_unlock(&M.ptl[lt]);
 
 		/* retries = block scans started beyond the first */
-		hits = acc_self.scans;
+		scans = acc_self.scans;
 		atomic_fetch_add_explicit(&M.hdr->reads, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&M.hdr->passes, hits ? hits - 1 : 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&M.hdr->retries, scans ? scans - 1 : 0, memory_order_relaxed);
 
 		struct violation vio = { 0 };
 		if (state == SLOT_POISONED || gen2 != gen) {
@@ -397,12 +396,12 @@ static void quiesce(unsigned parties, int ms)
 	atomic_store(&g_pause, 0);
 }
 
-struct snapshot { double t; uint64_t reads, passes, wops, hwops; };
+struct snapshot { double t; uint64_t reads, retries, wops, hwops; };
 
 static struct snapshot take(void)
 {
 	struct snapshot s = {
-		now_s(), atomic_load(&M.hdr->reads), atomic_load(&M.hdr->passes),
+		now_s(), atomic_load(&M.hdr->reads), atomic_load(&M.hdr->retries),
 		atomic_load(&M.hdr->writer_ops), atomic_load(&M.hdr->hw_ops),
 	};
 	return s;
@@ -415,7 +414,7 @@ static void progress_line(const struct snapshot *a, const struct snapshot *b, do
 
 	fprintf(stderr,
 		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu   ",
-		elapsed, dr / dt, dr ? (double)(b->passes - a->passes) / dr : 0.0,
+		elapsed, dr / dt, dr ? (double)(b->retries - a->retries) / dr : 0.0,
 		(b->wops - a->wops) / dt, (b->hwops - a->hwops) / dt,
 		(unsigned long long)atomic_load(&n_violations));
 	fflush(stderr);
@@ -454,7 +453,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 		C->readers, C->writers, C->hw, (unsigned long long)C->seed);
 	fprintf(f, " \"seconds\": %.2f, \"reads\": %llu, \"reads_per_sec\": %.0f, \"retries_per_read\": %.4f,\n",
 		elapsed, (unsigned long long)reads, reads / elapsed,
-		reads ? (double)atomic_load(&M.hdr->passes) / reads : 0.0);
+		reads ? (double)atomic_load(&M.hdr->retries) / reads : 0.0);
 	fprintf(f, " \"writer_ops\": %llu, \"writer_ops_per_sec\": %.0f, \"hw_ops\": %llu, \"retires\": %llu, \"tlb_flushes\": %llu,\n",
 		(unsigned long long)atomic_load(&M.hdr->writer_ops),
 		atomic_load(&M.hdr->writer_ops) / elapsed,
@@ -519,7 +518,6 @@ int stress_run(const struct stress_cfg *cfg)
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
 	for (unsigned i = 0; i < cfg->readers; i++) {
-		rd[i].id = i;
 		rd[i].rng = cfg->seed * 1000003 + i;
 		pthread_create(&rd[i].th, NULL, reader_main, &rd[i]);
 	}

@@ -74,11 +74,6 @@ static uint64_t pick_prot(uint64_t *rng)
 	}
 }
 
-static uint64_t fresh_folio(struct harness_mm *m)
-{
-	return atomic_fetch_add(&m->folio_seq, m->cont) + m->next_folio;
-}
-
 /* Random maximal-or-shorter run [*s, *s + *n) of entries all valid (want=1)
  * or all none (want=0), containing a random entry. False if that entry is
  * not of the wanted kind. */
@@ -128,7 +123,7 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		if (empty && (!plan->folio || rng_below(rng, 10) < 7)) {
 			/* a new folio (after reclaim or migration), or the same again;
 			 * usually with the VMA's prot, sometimes another */
-			plan->folio = fresh_folio(m);
+			plan->folio = hmm_fresh_folio(m);
 			if (!plan->prot || rng_below(rng, 2))
 				plan->prot = pick_prot(rng);
 		}

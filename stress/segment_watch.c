@@ -20,7 +20,7 @@
 static void print_counters(const struct seg_header *h)
 {
 	printf("reads %llu  retries %llu  writer_ops %llu  hw_ops %llu  retires %llu  tlb_flushes %llu  violations %llu\n",
-	       (unsigned long long)atomic_load(&h->reads), (unsigned long long)atomic_load(&h->passes),
+	       (unsigned long long)atomic_load(&h->reads), (unsigned long long)atomic_load(&h->retries),
 	       (unsigned long long)atomic_load(&h->writer_ops), (unsigned long long)atomic_load(&h->hw_ops),
 	       (unsigned long long)atomic_load(&h->retires), (unsigned long long)atomic_load(&h->tlb_flushes),
 	       (unsigned long long)atomic_load(&h->violations));
