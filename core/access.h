@@ -12,7 +12,8 @@
  * Underneath sits one backend (like liburcu's flavours: one API, several
  * implementations chosen at build time): C11 atomics (default), AArch64
  * assembly (access_arm64.h, the default when compiling for aarch64), and
- * later the deterministic scheduler. Above the backend, two
+ * the deterministic scheduler (engine/access_sched.h: every access a
+ * scheduling point). Above the backend, two
  * cheap per-thread instruments serve the harness:
  *   - loads are counted (progress / livelock detection), and block scans
  *     (retries per read; counted by kcompat.h where code aligns down);
@@ -74,7 +75,13 @@ static inline uint64_t acc_load(const uint64_t *p)
 }
 #endif
 
+/* A backend may define accb_peek (a load that is not a shared-memory
+ * access of the algorithm, e.g. not a scheduling point); else it is a load. */
+#ifdef ACCB_HAS_PEEK
+static inline uint64_t acc_peek(const uint64_t *p) { return accb_peek(p); }
+#else
 static inline uint64_t acc_peek(const uint64_t *p) { return accb_load(p); }
+#endif
 
 #define ACC_MUTATE(p, kind, expr_result, newval_expr, changed_expr)           \
 	({                                                                     \

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <urcu.h>
+#include "core/rcu.h"
 
 #include "core/mm_types.h"
 #include "core/pte.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "stress/driver.h"
-#include "stress/ops.h"
+#include "core/ops.h"
 
 static const char usage[] =
 "usage: hammer [flags]\n"

@@ -5,7 +5,7 @@
  * exit) and granule (4k, 16k, 64k) it prints
  *   - ns per read with no writers: one thread, random target entries of a
  *     few consistent folded blocks (young/dirty pattern stated);
- *   - ns per read while one writer thread runs op_run ops (stress/ops.h)
+ *   - ns per read while one writer thread runs op_run ops (core/ops.h)
  *     under the PTL and one thread does hardware updates (core/hw.h), and
  *     how many reads that measured;
  *   - retries per read in that run, counted as stress/driver.c does;
@@ -32,7 +32,7 @@
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"
-#include "stress/ops.h"
+#include "core/ops.h"
 
 #define TABLES 2
 #define BLOCKS 4
@@ -229,7 +229,7 @@ static void *writer_thread(void *arg)
 
 		pthread_mutex_lock(&M.ptl[lt]);
 		unsigned b = rng_below(&a->rng, M.bpt);
-		if (op_run(&M, &w, plans, lt, b, op, &a->rng, &touched))
+		if (op_run_random(&M, &w, plans, lt, b, op, &a->rng, &touched))
 			atomic_fetch_add_explicit(&g_wops, 1, memory_order_relaxed);
 		w.consumes = 0;
 		pthread_mutex_unlock(&M.ptl[lt]);

@@ -19,8 +19,9 @@
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/oracle.h"
+#include "core/probe.h"
 #include "core/rcu_tsan.h"
-#include "stress/ops.h"
+#include "core/ops.h"
 
 /* ---- run state shared by all threads ---------------------------------- */
 static struct harness_mm M;
@@ -138,7 +139,7 @@ static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	const struct variant *v = C->variant;
-	static __thread struct read_obs o;
+	static __thread struct probe p;
 	unsigned cont = M.cont;
 
 	self_reader = r;
@@ -147,59 +148,32 @@ static void *reader_main(void *arg)
 	r->bound = 4 * (cont + 2);
 	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
-		struct block_hist *h;
-		struct slot_hdr *slot;
-		uint32_t gen, state, gen2;
-		uint64_t *e, scans;
+		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
+		uint64_t *ptep, R, scans;
 
-		o.lt = lt;
-		o.block = rng_below(&r->rng, M.bpt);
-		o.t = rng_below(&r->rng, cont);
-		o.locked = C->locked;
-		h = hmm_hist(&M, lt, o.block);
 		if (C->locked)
 			pthread_mutex_lock(&M.ptl[lt]);
-		o.c0 = atomic_load_explicit(&h->lcomp, memory_order_acquire);
-		o.e0 = atomic_load_explicit(&h->hw_end, memory_order_acquire);
-		o.b0 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
-		rcu_read_lock();
-		slot = rcu_dereference(M.tables[lt]);
-		TSAN_RCU_CONSUME(slot);
-		gen = atomic_load(&slot->gen);
-		o.slot = slot->index;
-		e = hmm_slot_entries(&M, slot) + o.block * cont;
-		for (unsigned j = 0; j < cont; j++)
-			o.P[j] = acc_peek(&e[j]);
+		ptep = probe_open(&M, &p, lt, block, t, C->locked);
 
 		acc_self.scans = 0;
 		acc_reset(&acc_self, r->bound);
 		r->q_seen = 0;
 		if (C->chaos && rng_below(&r->rng, 8) == 0) {
 			r->yield_pending = true;
-			r->cur_block = lt * M.bpt + o.block + 1;
+			r->cur_block = lt * M.bpt + block + 1;
 			acc_arm(&acc_self, rng_below(&r->rng, cont + 3));
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
 			if (jumped == 1)
-				livelock_report(r, &o, e, acc_loads(&acc_self));
-			TSAN_RCU_READ_END();
-			rcu_read_unlock();
+				livelock_report(r, &p.o, p.e, acc_loads(&acc_self));
+			probe_abandon(&p);
 			if (C->locked)
 				pthread_mutex_unlock(&M.ptl[lt]);
 			break;
 		}
-		o.R = C->locked ? v->ptep_get(&e[o.t]) : v->ptep_get_lockless(&e[o.t]);
-		atomic_thread_fence(memory_order_acquire);
-		for (unsigned j = 0; j < cont; j++)
-			o.Q[j] = acc_peek(&e[j]);
-		o.l1 = atomic_load_explicit(&h->lseq, memory_order_acquire);
-		o.b1 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
-		o.moved = atomic_load_explicit(&slot->vacated, memory_order_acquire);
-		state = atomic_load(&slot->state);
-		gen2 = atomic_load(&slot->gen);
-		TSAN_RCU_READ_END();
-		rcu_read_unlock();
+		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		probe_close(&M, &p, R);
 		if (C->locked)
 			pthread_mutex_unlock(&M.ptl[lt]);
 
@@ -209,21 +183,7 @@ static void *reader_main(void *arg)
 		atomic_fetch_add_explicit(&M.hdr->retries, scans ? scans - 1 : 0, memory_order_relaxed);
 
 		struct violation vio = { 0 };
-		if (state == SLOT_POISONED || gen2 != gen) {
-			vio.kind = VK_UAF;
-			snprintf(vio.summary, sizeof(vio.summary),
-				 "use_after_free: table %u's page was freed%s while a reader was inside rcu_read_lock",
-				 lt, gen2 != gen ? " and reused" : "");
-			snprintf(vio.detail, sizeof(vio.detail),
-				 "  the reader dereferenced the table, read entry %u of block %u, and\n"
-				 "  before its rcu_read_unlock the page was poisoned (generation %u -> %u):\n"
-				 "  the grace period did not wait for it.\n"
-				 "  result: %s\n", o.t, o.block, gen, gen2,
-				 pm_format(o.R, M.g->page_shift).s);
-			report(&vio);
-			break;
-		}
-		if (oracle_judge(&M, &o, &vio, &r->st) == VERDICT_VIOLATION) {
+		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION) {
 			report(&vio);
 			break;
 		}
@@ -303,7 +263,7 @@ static void *writer_main(void *arg)
 		maybe_park();
 		pthread_mutex_lock(&M.ptl[lt]);
 		atomic_store_explicit(&g_hot_block, lt * M.bpt + b + 1, memory_order_relaxed);
-		if (op_run(&M, &w->ctx, plans, lt, b, op, &w->rng, &touched))
+		if (op_run_random(&M, &w->ctx, plans, lt, b, op, &w->rng, &touched))
 			atomic_fetch_add_explicit(&M.hdr->writer_ops, 1, memory_order_relaxed);
 		w->ctx.consumes = 0;
 		check_owed(lt, touched);

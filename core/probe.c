@@ -1,0 +1,78 @@
+/* core/probe.c - the read window protocol (see core/probe.h, core/oracle.h). */
+#include "core/probe.h"
+
+#include <stdio.h>
+
+#include "core/access.h"
+#include "core/rcu_tsan.h"
+
+uint64_t *probe_open(struct harness_mm *m, struct probe *p, unsigned lt, unsigned block,
+		     unsigned t, bool locked)
+{
+	struct read_obs *o = &p->o;
+	struct block_hist *h = hmm_hist(m, lt, block);
+	unsigned cont = m->cont;
+
+	o->lt = lt;
+	o->block = block;
+	o->t = t;
+	o->locked = locked;
+	o->c0 = atomic_load_explicit(&h->lcomp, memory_order_acquire);
+	o->e0 = atomic_load_explicit(&h->hw_end, memory_order_acquire);
+	o->b0 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
+	rcu_read_lock();
+	p->slot = rcu_dereference(m->tables[lt]);
+	TSAN_RCU_CONSUME(p->slot);
+	p->gen = atomic_load(&p->slot->gen);
+	o->slot = p->slot->index;
+	p->e = hmm_slot_entries(m, p->slot) + block * cont;
+	for (unsigned j = 0; j < cont; j++)
+		o->P[j] = acc_peek(&p->e[j]);
+	return &p->e[t];
+}
+
+void probe_close(struct harness_mm *m, struct probe *p, uint64_t R)
+{
+	struct read_obs *o = &p->o;
+	struct block_hist *h = hmm_hist(m, o->lt, o->block);
+
+	o->R = R;
+	atomic_thread_fence(memory_order_acquire);
+	for (unsigned j = 0; j < m->cont; j++)
+		o->Q[j] = acc_peek(&p->e[j]);
+	o->l1 = atomic_load_explicit(&h->lseq, memory_order_acquire);
+	o->b1 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
+	o->moved = atomic_load_explicit(&p->slot->vacated, memory_order_acquire);
+	p->state = atomic_load(&p->slot->state);
+	p->gen2 = atomic_load(&p->slot->gen);
+	TSAN_RCU_READ_END();
+	rcu_read_unlock();
+}
+
+void probe_abandon(struct probe *p)
+{
+	(void)p;
+	TSAN_RCU_READ_END();
+	rcu_read_unlock();
+}
+
+enum verdict probe_judge(struct harness_mm *m, struct probe *p, struct violation *out,
+			 struct judge_stats *st)
+{
+	const struct read_obs *o = &p->o;
+
+	if (p->state == SLOT_POISONED || p->gen2 != p->gen) {
+		out->kind = VK_UAF;
+		snprintf(out->summary, sizeof(out->summary),
+			 "use_after_free: table %u's page was freed%s while a reader was inside rcu_read_lock",
+			 o->lt, p->gen2 != p->gen ? " and reused" : "");
+		snprintf(out->detail, sizeof(out->detail),
+			 "  the reader dereferenced the table, read entry %u of block %u, and\n"
+			 "  before its rcu_read_unlock the page was poisoned (generation %u -> %u):\n"
+			 "  the grace period did not wait for it.\n"
+			 "  result: %s\n", o->t, o->block, p->gen, p->gen2,
+			 pm_format(o->R, m->g->page_shift).s);
+		return VERDICT_VIOLATION;
+	}
+	return oracle_judge(m, o, out, st);
+}
