@@ -83,10 +83,17 @@ static inline uint64_t acc_peek(const uint64_t *p) { return accb_peek(p); }
 static inline uint64_t acc_peek(const uint64_t *p) { return accb_load(p); }
 #endif
 
+/* A backend may take a mutation's scheduling point before the observer
+ * sees it (engine/access_sched.h); a no-op for real hardware. */
+#ifndef ACCB_HAS_MUTATE_POINT
+static inline void accb_mutate_point(uint64_t *p, int kind) { (void)p; (void)kind; }
+#endif
+
 #define ACC_MUTATE(p, kind, expr_result, newval_expr, changed_expr)           \
 	({                                                                     \
 		struct acc_thread *__t = &acc_self;                            \
 		uint64_t __r;                                                  \
+		accb_mutate_point((p), (int)(kind) + 1);                       \
 		if (__t->observer) {                                           \
 			uint64_t __tok = __t->observer->begin(__t, (p), (kind)); \
 			__r = (expr_result);                                   \

@@ -49,19 +49,26 @@ bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
 	return changed;
 }
 
+bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
+{
+	struct slot_hdr *slot;
+	bool changed;
+
+	rcu_read_lock();
+	slot = rcu_dereference(m->tables[lt]);
+	TSAN_RCU_CONSUME(slot);
+	changed = hw_touch(hmm_hist(m, lt, b), hmm_slot_entries(m, slot) + b * m->cont + j, j, write);
+	TSAN_RCU_READ_END();
+	rcu_read_unlock();
+	return changed;
+}
+
 void hw_burst(struct harness_mm *m, unsigned lt, unsigned b, unsigned n, bool stream,
 	      uint64_t *rng)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = stream ? i % m->cont : rng_below(rng, m->cont);
-		struct slot_hdr *slot;
 
-		rcu_read_lock();
-		slot = rcu_dereference(m->tables[lt]);
-		TSAN_RCU_CONSUME(slot);
-		hw_touch(hmm_hist(m, lt, b), hmm_slot_entries(m, slot) + b * m->cont + j, j,
-			 stream || rng_below(rng, 3) == 0);
-		TSAN_RCU_READ_END();
-		rcu_read_unlock();
+		hw_access(m, lt, b, j, stream || rng_below(rng, 3) == 0);
 	}
 }

@@ -17,6 +17,10 @@
  * through the table pointer. Returns true if the entry changed. */
 bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write);
 
+/* One hardware access to entry j of block b of logical table lt, inside
+ * its own RCU read-side section (the table walk). */
+bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write);
+
 /* A burst of n hardware accesses to block b of logical table lt, each
  * inside its own RCU read-side section: random entries, one in three a
  * write; or, with stream, a write to every entry in order (a program

@@ -195,6 +195,46 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	return 0;
 }
 
+void hmm_reset(struct harness_mm *m)
+{
+	for (unsigned i = 0; i < m->nslots; i++) {
+		struct slot_hdr *s = &m->slots[i];
+
+		slot_fill(m, s, 0);
+		atomic_store(&s->state, SLOT_FREE);
+		atomic_store(&s->gen, 0);
+		atomic_store(&s->ltable, 0);
+		atomic_store(&s->vacated, 0);
+		m->free_fifo[i] = i;
+	}
+	m->free_head = 0;
+	m->free_count = m->nslots;
+	for (unsigned i = 0; i < m->ntables * m->bpt; i++) {
+		struct block_hist *h = &m->hist[i];
+		uint64_t used = atomic_load(&h->lseq);
+
+		for (uint64_t k = 0; k < used && k < HIST_RING; k++)
+			atomic_store(&h->ring[k].tag, 0);
+		atomic_store(&h->lseq, 0);
+		atomic_store(&h->lcomp, 0);
+		atomic_store(&h->hw_begin, 0);
+		atomic_store(&h->hw_end, 0);
+		for (unsigned j = 0; j < m->cont; j++) {
+			atomic_store(&h->last[j], 0);
+			atomic_store(&h->hw_dirty_mark[j], 0);
+			atomic_store(&h->hw_young_mark[j], 0);
+			h->consume_dirty[j] = 0;
+			h->consume_young[j] = 0;
+		}
+	}
+	for (unsigned lt = 0; lt < m->ntables; lt++)
+		m->tables[lt] = slot_alloc(m, lt);
+	atomic_store(&m->next_folio, 1ULL << 20);
+	atomic_store(&m->pending_frees, 0);
+	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
+	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
+}
+
 void hmm_destroy(struct harness_mm *m)
 {
 	if (m->tables && atomic_load(&m->pending_frees))

@@ -196,6 +196,13 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 
 	*touched = (int)b;
 	w->consumes = 0;
+	switch (op) {
+	case OP_FOLD: case OP_UNFOLD: case OP_YOUNG: case OP_ACCESS_FLAGS:
+		n = 1;                      /* one-entry ops: entry s */
+		break;
+	default:
+		break;
+	}
 	if (op != OP_RETIRE && (s >= cont || n == 0 || n > cont - s))
 		return 0;
 	switch (op) {

@@ -8,7 +8,7 @@ load("//core:mutants.bzl", "MUTANTS")
 
 GRANULES = [4, 16, 64]
 
-def kernel_variant(name, variant_name, granule, early_exit = False, plant = None, bare = False, backend = None):
+def kernel_variant(name, variant_name, granule, early_exit = False, plant = None, bare = False, backend = None, deps = None):
     copts = [
         "-DKC_GRANULE_KB=%d" % granule,
         "-DKC_VARIANT_ID=%s" % name,
@@ -25,20 +25,22 @@ def kernel_variant(name, variant_name, granule, early_exit = False, plant = None
         name = name,
         srcs = ["//core:variant_tu.c"],
         copts = copts,
-        deps = ["//core:kernel_dialect"],
+        deps = ["//core:kernel_dialect"] + (deps if deps != None else ["//core:runtime"]),
         alwayslink = True,
     )
 
-def all_variants(name):
+def all_variants(name, backend = None, suffix = "", deps = None):
+    """Every variant; with backend (an access-layer backend header) and a
+    name suffix, the same set built on that backend, linked with deps."""
     libs = []
     for g in GRANULES:
         for tree, early in [("baseline", False), ("early_exit", True)]:
-            lib = "%s_%dk" % (tree, g)
-            kernel_variant(lib, tree, g, early)
+            lib = "%s_%dk%s" % (tree, g, suffix)
+            kernel_variant(lib, tree, g, early, backend = backend, deps = deps)
             libs.append(":" + lib)
         for m in MUTANTS:
-            lib = "m_%s_%dk" % (m.name, g)
-            kernel_variant(lib, m.name, g, m.base == "early_exit", m.name)
+            lib = "m_%s_%dk%s" % (m.name, g, suffix)
+            kernel_variant(lib, m.name, g, m.base == "early_exit", m.name, backend = backend, deps = deps)
             libs.append(":" + lib)
     native.cc_library(name = name, deps = libs)
 

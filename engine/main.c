@@ -1,0 +1,443 @@
+/*
+ * engine/main.c - the engine's command line (wrapped by tools/repro,
+ * tools/explore, tools/script and the corpus replay test):
+ *
+ *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
+ *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
+ *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
+ *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
+ *   engine hash FILE     (trace hash and steps, for determinism checks)
+ *   engine list          (variants built into this binary)
+ *
+ * Exit: 0 clean (or every expectation met), 1 violation (or an expectation
+ * missed), 2 unreadable input or bad usage.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/rng.h"
+#include "engine/gen.h"
+#include "engine/run.h"
+#include "engine/script.h"
+#include "engine/timeline.h"
+
+static const char *prog = "engine";
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: %s replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
+		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
+		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
+		prog, prog, prog);
+	return 2;
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	size_t cap = 4096, n = 0;
+
+	if (!f)
+		return NULL;
+	buf = malloc(cap);
+	while (buf) {
+		size_t k = fread(buf + n, 1, cap - n, f);
+
+		n += k;
+		if (n < cap)
+			break;
+		if (cap > 16 * SCRIPT_TEXT_MAX) {       /* far beyond any script */
+			n = cap + 1;
+			break;
+		}
+		uint8_t *nb = realloc(buf, cap * 2);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* 0, or 2 with the reason printed. */
+static int load(const char *path, struct script *s)
+{
+	size_t len;
+	uint8_t *buf = read_file(path, &len);
+	struct script_error err;
+	int rc;
+
+	if (!buf) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", prog, path, strerror(errno));
+		return 2;
+	}
+	rc = script_load(buf, len, s, &err);
+	if (rc)
+		fprintf(stderr, "%s: %s: %s %zu: %s\n", prog, path,
+			len >= 4 && !memcmp(buf, SCRIPT_MAGIC, 4) ? "byte offset" : "line",
+			err.offset, err.reason);
+	free(buf);
+	return rc ? 2 : 0;
+}
+
+static int write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static const char *opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+static void print_result(const char *path, const struct script *s, const struct run_result *r)
+{
+	char st[300];
+
+	printf("%s: %s (%llu steps, %u reads, %u writer ops, %u hw accesses, trace %016llx)\n",
+	       path, run_status_text(r, st, sizeof(st)), (unsigned long long)r->steps, r->reads,
+	       r->ops, r->touches, (unsigned long long)r->hash);
+	if (r->status == RS_VIOLATION) {
+		printf("  variant %s, granule %uk; found by thread %d at instruction %d\n", s->variant,
+		       s->granule_kb, r->vio_tid, r->vio_instr);
+		printf("  %s\n%s", r->vio.summary, r->vio.detail);
+	}
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+	const char *variant = NULL, *svg = NULL;
+	bool timeline = false, check = false, quiet = false;
+	int rc = 0, nfiles = 0;
+
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+
+		if ((v = opt(argv[i], "--variant")))
+			variant = v;
+		else if ((v = opt(argv[i], "--svg")))
+			svg = v;
+		else if (!strcmp(argv[i], "--timeline"))
+			timeline = true;
+		else if (!strcmp(argv[i], "--check-expect"))
+			check = true;
+		else if (!strcmp(argv[i], "--quiet"))
+			quiet = true;
+		else if (argv[i][0] == '-')
+			return fprintf(stderr, "%s replay: unknown option %s\n", prog, argv[i]), usage();
+		else
+			nfiles++;
+	}
+	if (!nfiles)
+		return fprintf(stderr, "%s replay: no script given\n", prog), usage();
+	for (int i = 0; i < argc; i++) {
+		static struct script s;
+		struct run_opts o = { .policy = { .kind = ES_SCRIPT }, .record_events = timeline || svg };
+		struct run_result r;
+		int frc;
+
+		if (argv[i][0] == '-')
+			continue;
+		if ((frc = load(argv[i], &s))) {
+			rc = 2;
+			continue;
+		}
+		if (variant) {
+			if (strlen(variant) > SCRIPT_NAME_MAX)
+				return fprintf(stderr, "%s: variant name too long\n", prog), 2;
+			strcpy(s.variant, variant);
+		}
+		run_script(&s, &o, &r);
+		if (r.status == RS_ERROR) {
+			fprintf(stderr, "%s: %s: %s\n", prog, argv[i], r.error);
+			rc = 2;
+			continue;
+		}
+		if (!quiet || (check && !run_meets_expect(&s, &r)))
+			print_result(argv[i], &s, &r);
+		if (timeline)
+			timeline_print(stdout, &s, &r);
+		if (svg && timeline_svg(svg, &s, &r))
+			rc = 2;
+		if (check) {
+			if (!run_meets_expect(&s, &r)) {
+				char st[300];
+
+				printf("  EXPECTATION MISSED: the script expects %s, the run gave %s\n",
+				       s.expect == EXPECT_CLEAN ? "clean" : vkind_name(s.expect - 2),
+				       run_status_text(&r, st, sizeof(st)));
+				if (rc < 2)
+					rc = 1;
+			}
+		} else if (r.status != RS_CLEAN && rc < 2) {
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Seed scripts of the right granule from a directory (their programs;
+ * the strategy supplies the schedules). */
+static unsigned load_seeds(const char *dir, unsigned kb, struct script **out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0, cap = 0;
+
+	if (!d) {
+		fprintf(stderr, "%s: cannot open seed directory %s: %s\n", prog, dir, strerror(errno));
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		char path[4096];
+		struct script s;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (load(path, &s) || s.granule_kb != kb)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			*out = realloc(*out, cap * sizeof(**out));
+		}
+		(*out)[n++] = s;
+	}
+	closedir(d);
+	return n;
+}
+
+static int cmd_explore(int argc, char **argv)
+{
+	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
+	unsigned depth = 3;
+	uint64_t runs = 0, seed = 1;
+	double seconds = 0;
+	char err[512];
+
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		char *end;
+
+		if ((v = opt(argv[i], "--strategy")))
+			strategy = v;
+		else if ((v = opt(argv[i], "--variant")))
+			variant = v;
+		else if ((v = opt(argv[i], "--granule")))
+			granule = v;
+		else if ((v = opt(argv[i], "--save")))
+			save = v;
+		else if ((v = opt(argv[i], "--seeds")))
+			seeds = v;
+		else if ((v = opt(argv[i], "--depth"))) {
+			depth = (unsigned)strtoul(v, &end, 10);
+			if (*end || depth < 1 || depth > 8)
+				return fprintf(stderr, "%s: --depth must be 1-8\n", prog), 2;
+		} else if ((v = opt(argv[i], "--runs"))) {
+			runs = strtoull(v, &end, 10);
+			if (*end || !*v)
+				return fprintf(stderr, "%s: --runs must be a number\n", prog), 2;
+		} else if ((v = opt(argv[i], "--seconds"))) {
+			seconds = strtod(v, &end);
+			if (*end || seconds <= 0)
+				return fprintf(stderr, "%s: --seconds must be a positive number\n", prog), 2;
+		} else if ((v = opt(argv[i], "--seed"))) {
+			seed = strtoull(v, &end, 10);
+			if (*end || !*v)
+				return fprintf(stderr, "%s: --seed must be a number\n", prog), 2;
+		} else
+			return fprintf(stderr, "%s explore: unknown argument %s\n", prog, argv[i]), usage();
+	}
+	if (!strategy || (strcmp(strategy, "random") && strcmp(strategy, "pct")))
+		return fprintf(stderr, "%s explore: --strategy=random|pct is required\n", prog), 2;
+	const struct granule *g = granule_by_name(granule);
+	if (!g)
+		return fprintf(stderr, "%s: unknown granule '%s' (4k, 16k, 64k)\n", prog, granule), 2;
+	unsigned kb = 1u << (g->page_shift - 10);
+	const struct variant *v = run_find_variant(variant, kb, err, sizeof(err));
+	if (!v)
+		return fprintf(stderr, "%s: %s\n", prog, err), 2;
+	if (!runs && !seconds)
+		seconds = 10;
+	struct script *pool = NULL;
+	unsigned npool = seeds ? load_seeds(seeds, kb, &pool) : 0;
+	if (seeds && !npool)
+		return fprintf(stderr, "%s: no %uk seed scripts in %s\n", prog, kb, seeds), 2;
+
+	uint64_t rng = seed * 0x9e3779b97f4a7c15ULL + 1, n = 0;
+	double t0 = now_s(), next_line = t0 + 1;
+	bool tty = isatty(2);
+	static struct script s;
+	struct run_result r;
+
+	fprintf(stderr, "%s explore: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
+		strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
+		v->name, kb, npool ? "seed-corpus" : "random", (unsigned long long)seed);
+	for (;;) {
+		struct run_opts o = { .variant = v };
+
+		if ((runs && n >= runs) || (!runs && now_s() - t0 >= seconds) ||
+		    (runs && seconds && now_s() - t0 >= seconds))
+			break;
+		if (npool) {
+			s = pool[rng_below(&rng, npool)];
+			strcpy(s.variant, v->name);
+			s.nsched = 0;
+			s.expect = EXPECT_NONE;
+		} else {
+			gen_script(&s, kb, v->name, &rng);
+		}
+		o.policy.kind = strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT;
+		o.policy.seed = rng_next(&rng);
+		o.policy.depth = depth;
+		o.policy.est_steps = 400;
+		run_script(&s, &o, &r);
+		n++;
+		if (r.status == RS_ERROR)
+			return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+		if (tty && now_s() >= next_line) {
+			fprintf(stderr, "\r[%5.1fs] %llu runs, %.0f runs/s   ", now_s() - t0,
+				(unsigned long long)n, n / (now_s() - t0));
+			next_line = now_s() + 1;
+		}
+		if (r.status != RS_VIOLATION)
+			continue;
+		/* Save the program with the schedule taken, and check it replays. */
+		double t = now_s() - t0;
+		char path[4096], text[SCRIPT_TEXT_MAX];
+		unsigned nt = r.ntaken < SCRIPT_MAX_SCHED ? r.ntaken : SCRIPT_MAX_SCHED;
+		enum vkind kind = r.vio.kind;
+		struct run_result r2;
+		struct run_opts o2 = { .variant = v, .policy = { .kind = ES_SCRIPT } };
+
+		if (tty)
+			fputc('\n', stderr);
+		memcpy(s.sched, r.taken, nt);
+		s.nsched = nt;
+		s.expect = (uint8_t)EXPECT_KIND(kind);
+		print_result("found", &s, &r);
+		run_script(&s, &o2, &r2);
+		if (r2.status != RS_VIOLATION || r2.vio.kind != kind)
+			printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
+			       run_status_text(&r2, err, sizeof(err)));
+		mkdir(save, 0777);
+		snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
+			 kb, (unsigned long long)n);
+		script_print(&s, text, sizeof(text));
+		if (write_file(path, text, strlen(text)))
+			return 2;
+		printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
+		       vkind_name(kind), (unsigned long long)n, t, path);
+		printf("explore: replay with tools/repro %s\n", path);
+		return 1;
+	}
+	if (tty)
+		fputc('\n', stderr);
+	printf("explore: no violation in %llu runs (%.1f s, %.0f runs/s)\n", (unsigned long long)n,
+	       now_s() - t0, n / (now_s() - t0));
+	return 0;
+}
+
+static int cmd_asm(int argc, char **argv, bool to_binary)
+{
+	static struct script s;
+	static uint8_t bin[SCRIPT_MAX_BYTES];
+	static char text[SCRIPT_TEXT_MAX];
+
+	if (argc < 1 || argc > 2 || (to_binary && argc != 2))
+		return usage();
+	if (load(argv[0], &s))
+		return 2;
+	if (to_binary) {
+		size_t n = script_encode(&s, bin);
+
+		return write_file(argv[1], bin, n);
+	}
+	script_print(&s, text, sizeof(text));
+	if (argc == 2)
+		return write_file(argv[1], text, strlen(text));
+	fputs(text, stdout);
+	return 0;
+}
+
+static int cmd_hash(int argc, char **argv)
+{
+	static struct script s;
+	struct run_opts o = { .policy = { .kind = ES_SCRIPT } };
+	struct run_result r;
+	char st[300];
+
+	if (argc != 1)
+		return usage();
+	if (load(argv[0], &s))
+		return 2;
+	run_script(&s, &o, &r);
+	if (r.status == RS_ERROR)
+		return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+	printf("%016llx %llu %s\n", (unsigned long long)r.hash, (unsigned long long)r.steps,
+	       run_status_text(&r, st, sizeof(st)));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (getenv("ENGINE_PROG"))
+		prog = getenv("ENGINE_PROG");
+	if (argc < 2)
+		return usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "replay"))
+		return cmd_replay(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "explore"))
+		return cmd_explore(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "asm"))
+		return cmd_asm(argc - 2, argv + 2, true);
+	if (!strcmp(argv[1], "disasm"))
+		return cmd_asm(argc - 2, argv + 2, false);
+	if (!strcmp(argv[1], "hash"))
+		return cmd_hash(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "list")) {
+		for (unsigned i = 0; i < variant_count(); i++)
+			printf("%s %s\n", variant_at(i)->name, variant_at(i)->granule->name);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(), 0;
+	fprintf(stderr, "%s: unknown command '%s'\n", prog, argv[1]);
+	return usage();
+}

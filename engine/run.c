@@ -1,0 +1,339 @@
+/* engine/run.c - one script on the engine (see engine/run.h). */
+#include "engine/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/history.h"
+#include "core/hw.h"
+#include "core/mm.h"
+#include "core/ops.h"
+#include "core/probe.h"
+
+extern int kc_bbml2_noabort;
+
+/* Segments are created once per (variant, blocks) and reset per run. */
+#define MM_CACHE 16
+static struct mm_slot {
+	const struct variant *v;
+	unsigned nblocks;
+	struct harness_mm m;
+} mm_cache[MM_CACHE];
+
+/* The run in progress (one at a time). */
+static struct {
+	const struct script *s;
+	struct harness_mm *m;
+	struct run_result *r;
+	struct block_plan plans[SCRIPT_MAX_BLOCKS];
+	struct writer_ctx wctx[ENG_MAX_THREADS];
+	struct probe probe[ENG_MAX_THREADS];
+	bool reading[ENG_MAX_THREADS];
+	bool locked[ENG_MAX_THREADS];
+} R;
+
+static struct eng_event *event_buf;
+#define EVENTS_CAP (1u << 20)
+
+const struct variant *run_find_variant(const char *name, unsigned granule_kb, char *err,
+				       size_t errlen)
+{
+	char gname[16];
+	const struct granule *g;
+
+	snprintf(gname, sizeof(gname), "%uk", granule_kb);
+	g = granule_by_name(gname);
+	const struct variant *v = g ? variant_find(name, g) : NULL;
+
+	if (!v) {
+		size_t off = snprintf(err, errlen, "variant '%s' is not built for granule %uk in this binary (have:",
+				      name, granule_kb);
+		for (unsigned i = 0; i < variant_count() && off < errlen; i++)
+			if (g && variant_at(i)->granule == g)
+				off += snprintf(err + off, errlen - off, " %s", variant_at(i)->name);
+		if (off < errlen)
+			snprintf(err + off, errlen - off, ")");
+	}
+	return v;
+}
+
+static struct harness_mm *mm_for(const struct variant *v, unsigned nblocks, char *err,
+				 size_t errlen)
+{
+	for (unsigned i = 0; i < MM_CACHE; i++) {
+		struct mm_slot *c = &mm_cache[i];
+
+		if (c->v == v && c->nblocks == nblocks) {
+			hmm_reset(&c->m);
+			return &c->m;
+		}
+		if (!c->v) {
+			if (hmm_create(&c->m, v, 1, nblocks, err, errlen))
+				return NULL;
+			c->v = v;
+			c->nblocks = nblocks;
+			return &c->m;
+		}
+	}
+	/* cache full: recycle the last slot */
+	struct mm_slot *c = &mm_cache[MM_CACHE - 1];
+	hmm_destroy(&c->m);
+	c->v = NULL;
+	if (hmm_create(&c->m, v, 1, nblocks, err, errlen))
+		return NULL;
+	c->v = v;
+	c->nblocks = nblocks;
+	return &c->m;
+}
+
+static void found(unsigned tid, const struct violation *v)
+{
+	if (R.r->status == RS_VIOLATION)
+		return;
+	R.r->status = RS_VIOLATION;
+	R.r->vio = *v;
+	R.r->vio_tid = tid < ENG_MAX_THREADS ? (int)tid : -1;
+	R.r->vio_instr = tid < ENG_MAX_THREADS ? (int)eng.th[tid].instr : -1;
+}
+
+/* All blocks' owed bits (under the PTL, or with every thread done). */
+static bool check_owed_all(unsigned tid, int touched)
+{
+	struct violation vio;
+
+	for (unsigned b = 0; b < R.m->bpt; b++) {
+		if (touched >= 0 && (unsigned)touched != b)
+			continue;
+		if (!history_check_owed(R.m, 0, b, &vio)) {
+			found(tid, &vio);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A read passed the livelock bound with every other thread standing still. */
+static void on_solo_limit(unsigned tid)
+{
+	struct probe *p = &R.probe[tid];
+	struct violation v = { .kind = VK_LIVELOCK };
+	unsigned shift = R.m->g->page_shift;
+	size_t off = 0;
+
+	if (!R.reading[tid]) {
+		eng.th[tid].solo_loads = 0;
+		return;
+	}
+	snprintf(v.summary, sizeof(v.summary),
+		 "livelock: reader (thread %u) made %llu loads on block %u entry %u while every other thread stood still",
+		 tid, (unsigned long long)eng.th[tid].solo_loads, p->o.block, p->o.t);
+	off += snprintf(v.detail + off, sizeof(v.detail) - off,
+			"  reader %s; the block it keeps retrying on (unchanging):\n",
+			R.locked[tid] ? "locked (ptep_get)" : "lockless (ptep_get_lockless)");
+	for (unsigned j = 0; j < R.m->cont && off < sizeof(v.detail) - 120; j++)
+		off += snprintf(v.detail + off, sizeof(v.detail) - off, "  %3u%s %s\n", j,
+				j == p->o.t ? "*" : " ", pm_format(acc_peek(&p->e[j]), shift).s);
+	found(tid, &v);
+	eng_stop();
+}
+
+static void do_read(unsigned tid, const struct instr *in)
+{
+	const struct variant *v = R.m->v;
+	struct probe *p = &R.probe[tid];
+	bool locked = in->op == SI_READ_LOCKED;
+	struct violation vio = { 0 };
+	uint64_t *ptep, val;
+
+	if (locked)
+		eng_lock(0);
+	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);
+	R.reading[tid] = true;
+	R.locked[tid] = locked;
+	eng.th[tid].solo_loads = 0;
+	val = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+	R.reading[tid] = false;
+	probe_close(R.m, p, val);
+	if (locked)
+		eng_unlock(0);
+	R.r->reads++;
+	if (probe_judge(R.m, p, &vio, &R.r->judged) == VERDICT_VIOLATION) {
+		found(tid, &vio);
+		eng_stop();
+	}
+}
+
+static void do_op(unsigned tid, const struct instr *in)
+{
+	struct writer_ctx *w = &R.wctx[tid];
+	struct op_args a = { in->s, in->n, in->flags };
+	int touched;
+
+	eng_lock(0);
+	history_attach(w);
+	if (op_run(R.m, w, R.plans, 0, in->block, (enum op)(in->op - SI_OP), &a, &touched))
+		R.r->ops++;
+	w->consumes = 0;
+	history_detach();
+	if (!check_owed_all(tid, touched))
+		eng_stop();
+	eng_unlock(0);
+}
+
+static void body(unsigned tid)
+{
+	const struct script *s = R.s;
+
+	for (unsigned i = 0; i < s->ninstr[tid]; i++) {
+		const struct instr *in = &s->prog[tid][i];
+
+		eng.th[tid].instr = i;
+		switch (in->op) {
+		case SI_READ:
+		case SI_READ_LOCKED:
+			do_read(tid, in);
+			break;
+		case SI_TOUCH:
+			hw_access(R.m, 0, in->block, in->s, in->flags & 1);
+			R.r->touches++;
+			break;
+		case SI_GP:
+			synchronize_rcu();
+			R.r->gps++;
+			break;
+		default:
+			do_op(tid, in);
+			break;
+		}
+	}
+}
+
+/* Initial block states, made by the variant's own writers (with the
+ * history observer, outside any thread: no scheduling points). */
+static void set_up_blocks(void)
+{
+	const struct script *s = R.s;
+	struct writer_ctx w = { .m = R.m };
+	unsigned cont = R.m->cont;
+	int touched;
+
+	history_attach(&w);
+	for (unsigned b = 0; b < s->nblocks; b++) {
+		unsigned f = s->block[b].flags | OPF_NEW_FOLIO;
+		struct op_args half = { 0, cont / 2, f }, rest = { cont / 2, cont / 2, f };
+		struct op_args all = { 0, cont, f };
+
+		switch (s->block[b].shape) {
+		case BS_PTES:           /* two halves: never folded */
+			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &half, &touched);
+			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &rest, &touched);
+			break;
+		case BS_CONT:           /* the whole block at once: CONT */
+			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &all, &touched);
+			break;
+		case BS_HALF:
+			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &half, &touched);
+			break;
+		default:
+			break;
+		}
+	}
+	history_detach();
+}
+
+enum run_status run_script(const struct script *s, const struct run_opts *o,
+			   struct run_result *r)
+{
+	char err[256];
+	const struct variant *v = o->variant;
+	struct eng_policy pol = o->policy;
+
+	memset(r, 0, sizeof(*r));
+	r->vio_tid = r->vio_instr = -1;
+	if (!v && !(v = run_find_variant(s->variant, s->granule_kb, err, sizeof(err)))) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return r->status = RS_ERROR;
+	}
+	if (v->granule->cont_ptes != granule_cont(s->granule_kb)) {
+		snprintf(r->error, sizeof(r->error), "variant %s is built for granule %s, the script says %uk",
+			 v->name, v->granule->name, s->granule_kb);
+		return r->status = RS_ERROR;
+	}
+	memset(&R, 0, sizeof(R));
+	R.s = s;
+	R.r = r;
+	if (!(R.m = mm_for(v, s->nblocks, err, sizeof(err)))) {
+		snprintf(r->error, sizeof(r->error), "%s", err);
+		return r->status = RS_ERROR;
+	}
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
+		R.wctx[t].m = R.m;
+	kc_bbml2_noabort = o->bbml2;
+	if (pol.kind == ES_SCRIPT) {
+		pol.sched = s->sched;
+		pol.nsched = s->nsched;
+	}
+	eng.feature = o->feature;
+	eng.step_limit = o->step_limit ? o->step_limit : 200000;
+	eng.solo_bound = 8 * (R.m->cont + 2);
+	eng.on_solo_limit = on_solo_limit;
+	if (o->record_events) {
+		if (!event_buf && !(event_buf = malloc(EVENTS_CAP * sizeof(*event_buf)))) {
+			snprintf(r->error, sizeof(r->error), "out of memory for the trace");
+			return r->status = RS_ERROR;
+		}
+		eng.events = event_buf;
+		eng.events_cap = EVENTS_CAP;
+	} else {
+		eng.events = NULL;
+		eng.events_cap = 0;
+	}
+	if (eng_init(s->nthreads, body, &pol, R.m->seg, R.m->seg_size)) {
+		snprintf(r->error, sizeof(r->error), "cannot allocate coroutine stacks");
+		return r->status = RS_ERROR;
+	}
+	set_up_blocks();
+	eng_run();
+	if (r->status != RS_VIOLATION) {
+		if (eng.limit_hit) {
+			r->status = RS_LIMIT;
+		} else if (eng.deadlock) {
+			snprintf(r->error, sizeof(r->error), "engine deadlock: no runnable thread left (a harness bug)");
+			r->status = RS_ERROR;
+		} else {
+			/* every thread done: hardware's bits must all still be there */
+			check_owed_all(ENG_MAX_THREADS, -1);
+		}
+	}
+	/* nobody is inside a read-side section now */
+	eng_rcu_barrier();
+	r->steps = eng.steps;
+	r->hash = eng.hash;
+	r->taken = eng.taken;
+	r->ntaken = eng.ntaken;
+	r->events = eng.events;
+	r->nevents = eng.nevents;
+	r->m = R.m;
+	return r->status;
+}
+
+const char *run_status_text(const struct run_result *r, char *buf, size_t len)
+{
+	switch (r->status) {
+	case RS_CLEAN: snprintf(buf, len, "clean"); break;
+	case RS_VIOLATION: snprintf(buf, len, "violation %s", vkind_name(r->vio.kind)); break;
+	case RS_LIMIT: snprintf(buf, len, "step limit (%llu steps)", (unsigned long long)r->steps); break;
+	default: snprintf(buf, len, "error: %s", r->error); break;
+	}
+	return buf;
+}
+
+bool run_meets_expect(const struct script *s, const struct run_result *r)
+{
+	if (s->expect == EXPECT_NONE)
+		return true;
+	if (s->expect == EXPECT_CLEAN)
+		return r->status == RS_CLEAN;
+	return r->status == RS_VIOLATION && r->vio.kind == (enum vkind)(s->expect - 2);
+}

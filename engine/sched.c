@@ -1,0 +1,468 @@
+/* engine/sched.c - the deterministic scheduler (see engine/sched.h). */
+#include "engine/sched.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "engine/rcu_sched.h"
+
+struct eng eng = { .cur = -1 };   /* -1: set-up code, no thread running */
+
+const char *const eng_kind_names[EK_COUNT] = {
+	"load", "store", "cmpxchg", "xchg", "or", "andnot",
+	"rcu_deref", "rcu_assign", "lock", "gp",
+};
+
+static struct acc_thread main_acc;
+
+static void thread_entry(void *arg)
+{
+	unsigned tid = (unsigned)(uintptr_t)arg;
+	struct eng_thread *t = &eng.th[tid];
+
+	acc_self = t->acc;
+	eng.body(tid);
+	t->acc = acc_self;
+	t->state = PS_DONE;
+	coro_resume(&t->co, &eng.main);
+	__builtin_trap();
+}
+
+int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
+	     const void *base, size_t size)
+{
+	if (nthreads > ENG_MAX_THREADS)
+		return -1;
+	eng.nthreads = nthreads;
+	eng.body = body;
+	eng.base = base;
+	eng.size = size;
+	eng.cur = -1;
+	eng.steps = 0;
+	if (!eng.step_limit)
+		eng.step_limit = 200000;
+	eng.hash = 0xcbf29ce484222325ULL;
+	eng.stop = eng.limit_hit = eng.deadlock = false;
+	eng.pol = *pol;
+	eng.si = 0;
+	eng.run_left = 0;
+	eng.run_tid = (int)nthreads - 1;     /* the fallback starts at thread 0 */
+	eng.rng = pol->seed;
+	eng.ntaken = 0;
+	eng.nevents = 0;
+	eng.cb_head = NULL;
+	eng.cb_tail = &eng.cb_head;
+	eng.cb_seq = 0;
+	for (unsigned i = 0; i < ENG_MAX_LOCKS; i++)
+		eng.lock_owner[i] = -1;
+	memset(eng.rf_tag, 0, sizeof(eng.rf_tag));
+	for (unsigned i = 0; i < nthreads; i++) {
+		struct eng_thread *t = &eng.th[i];
+
+		if (!t->co.stack && coro_alloc(&t->co, ENG_STACK))
+			return -1;
+		coro_prepare(&t->co, thread_entry, (void *)(uintptr_t)i);
+		memset(&t->acc, 0, sizeof(t->acc));
+		t->acc.budget = t->acc.armed = INT64_MAX / 2;
+		t->acc.on_limit = acc_limit_ignore;
+		t->state = PS_NEW;
+		t->pending = EK_LOAD;
+		t->lock_want = -1;
+		t->gp_wait = false;
+		t->rcu_nesting = 0;
+		t->rcu_epoch = 0;
+		t->instr = 0;
+		t->solo_loads = 0;
+		t->prio = 0;
+	}
+	if (pol->kind == ES_PCT) {
+		/* Burckhardt et al. 2010: distinct random priorities d..d+n-1,
+		 * and d-1 change points uniform in [1, k] */
+		unsigned d = pol->depth ? pol->depth : 1, order[ENG_MAX_THREADS];
+
+		for (unsigned i = 0; i < nthreads; i++)
+			order[i] = i;
+		for (unsigned i = nthreads; i > 1; i--) {
+			unsigned j = rng_below(&eng.rng, i), x = order[i - 1];
+
+			order[i - 1] = order[j];
+			order[j] = x;
+		}
+		for (unsigned i = 0; i < nthreads; i++)
+			eng.th[order[i]].prio = (int)(d + i);
+		eng.nchanges = d - 1 > 8 ? 8 : d - 1;
+		for (unsigned i = 0; i < eng.nchanges; i++)
+			eng.change_at[i] = 1 + rng_next(&eng.rng) % (pol->est_steps ? pol->est_steps : 1000);
+		eng.next_low = d - 1;
+	}
+	return 0;
+}
+
+/* ---- switching ------------------------------------------------------- */
+static void resume(unsigned tid)
+{
+	struct eng_thread *t = &eng.th[tid];
+
+	main_acc = acc_self;
+	eng.cur = (int)tid;
+	coro_resume(&eng.main, &t->co);
+	eng.cur = -1;
+	acc_self = main_acc;
+}
+
+/* From a thread: back to the scheduler until picked again. */
+static void yield(void)
+{
+	struct eng_thread *t = &eng.th[eng.cur];
+
+	t->acc = acc_self;
+	coro_resume(&t->co, &eng.main);
+	acc_self = t->acc;
+}
+
+void eng_stop(void)
+{
+	eng.stop = true;
+	if (eng.cur >= 0) {
+		/* never resumed: the run is over */
+		struct eng_thread *t = &eng.th[eng.cur];
+
+		t->state = PS_DONE;
+		yield();
+		__builtin_trap();
+	}
+}
+
+/* ---- runnability and policies ----------------------------------------- */
+static bool gp_done(const struct eng_thread *t)
+{
+	for (unsigned u = 0; u < eng.nthreads; u++)
+		if ((t->gp_need >> u & 1) && eng.th[u].rcu_nesting &&
+		    eng.th[u].rcu_epoch == t->gp_epoch[u])
+			return false;
+	return true;
+}
+
+static bool runnable(unsigned tid)
+{
+	const struct eng_thread *t = &eng.th[tid];
+
+	if (t->state != PS_READY)
+		return false;
+	if (t->lock_want >= 0 && eng.lock_owner[t->lock_want] >= 0 &&
+	    eng.lock_owner[t->lock_want] != (int)tid)
+		return false;
+	if (t->gp_wait && !gp_done(t))
+		return false;
+	return true;
+}
+
+/* Next runnable thread at or after tid, cyclically; -1 if none. */
+static int next_runnable(unsigned tid)
+{
+	for (unsigned i = 0; i < eng.nthreads; i++) {
+		unsigned u = (tid + i) % eng.nthreads;
+
+		if (runnable(u))
+			return (int)u;
+	}
+	return -1;
+}
+
+#define FALLBACK_QUANTUM 64
+
+static int pick_script(void)
+{
+	while (eng.si < eng.pol.nsched || eng.run_left) {
+		if (!eng.run_left) {
+			uint8_t e = eng.pol.sched[eng.si++];
+
+			eng.run_tid = e & 7;
+			eng.run_left = (e >> 3) + 1;
+		}
+		if ((unsigned)eng.run_tid < eng.nthreads && runnable(eng.run_tid)) {
+			eng.run_left--;
+			return eng.run_tid;
+		}
+		eng.run_left = 0;       /* not runnable: the entry is skipped */
+	}
+	/* schedule exhausted: round robin, FALLBACK_QUANTUM steps each */
+	if (eng.run_left && runnable(eng.run_tid)) {
+		eng.run_left--;
+		return eng.run_tid;
+	}
+	int u = next_runnable((unsigned)(eng.run_tid + 1) % eng.nthreads);
+	if (u < 0)
+		return -1;
+	eng.run_tid = u;
+	eng.run_left = FALLBACK_QUANTUM - 1;
+	return u;
+}
+
+static int pick_random(void)
+{
+	int cand[ENG_MAX_THREADS], n = 0;
+
+	for (unsigned u = 0; u < eng.nthreads; u++)
+		if (runnable(u))
+			cand[n++] = (int)u;
+	return n ? cand[rng_below(&eng.rng, n)] : -1;
+}
+
+static int pick_pct(int last)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < eng.nchanges; i++)
+		if (eng.change_at[i] == eng.steps && last >= 0)
+			eng.th[last].prio = (int)eng.next_low--;   /* below every initial one */
+	for (unsigned u = 0; u < eng.nthreads; u++)
+		if (runnable(u) && (best < 0 || eng.th[u].prio > eng.th[best].prio))
+			best = (int)u;
+	return best;
+}
+
+static void record_taken(int tid)
+{
+	if (eng.ntaken && (eng.taken[eng.ntaken - 1] & 7) == tid &&
+	    (eng.taken[eng.ntaken - 1] >> 3) < 31) {
+		eng.taken[eng.ntaken - 1] += 8;
+		return;
+	}
+	if (eng.ntaken == eng.taken_cap) {
+		unsigned cap = eng.taken_cap ? 2 * eng.taken_cap : 1024;
+		uint8_t *n = realloc(eng.taken, cap);
+
+		if (!n)
+			return;
+		eng.taken = n;
+		eng.taken_cap = cap;
+	}
+	eng.taken[eng.ntaken++] = (uint8_t)tid;
+}
+
+uint64_t eng_run(void)
+{
+	int last = -1;
+
+	/* each thread runs up to its first scheduling point (no access yet) */
+	for (unsigned i = 0; i < eng.nthreads && !eng.stop; i++) {
+		eng.th[i].state = PS_READY;
+		resume(i);
+	}
+	while (!eng.stop) {
+		int tid;
+
+		switch (eng.pol.kind) {
+		case ES_RANDOM: tid = pick_random(); break;
+		case ES_PCT: tid = pick_pct(last); break;
+		default: tid = pick_script(); break;
+		}
+		if (tid < 0) {
+			for (unsigned u = 0; u < eng.nthreads; u++)
+				if (eng.th[u].state != PS_DONE)
+					eng.deadlock = true;
+			break;
+		}
+		if (++eng.steps > eng.step_limit) {
+			eng.limit_hit = true;
+			break;
+		}
+		if (tid != last)
+			for (unsigned u = 0; u < eng.nthreads; u++)
+				if (u != (unsigned)tid)
+					eng.th[u].solo_loads = 0;
+		record_taken(tid);
+		last = tid;
+		resume(tid);
+	}
+	return eng.steps;
+}
+
+/* ---- scheduling points and the trace ---------------------------------- */
+void eng_point(enum eng_kind k)
+{
+	if (eng.cur < 0)
+		return;                 /* set-up code outside any thread */
+	eng.th[eng.cur].pending = k;
+	yield();
+}
+
+void eng_access_point(int kind) { eng_point((enum eng_kind)kind); }
+
+static inline uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ULL;
+}
+
+static bool others_stand_still(unsigned tid)
+{
+	for (unsigned u = 0; u < eng.nthreads; u++)
+		if (u != tid && runnable(u))
+			return false;
+	return true;
+}
+
+void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
+{
+	int64_t off = -1;
+	unsigned tid = eng.cur < 0 ? 7 : (unsigned)eng.cur;
+	struct eng_thread *t = eng.cur < 0 ? NULL : &eng.th[eng.cur];
+
+	if ((const char *)p >= eng.base && (const char *)p < eng.base + eng.size)
+		off = (const char *)p - eng.base;
+	if (k == EK_RCU_DEREF || k == EK_RCU_ASSIGN) {
+		/* the values are pointers into the segment: hash offsets */
+		before = before ? (uint64_t)((const char *)(uintptr_t)before - eng.base) : 0;
+		after = after ? (uint64_t)((const char *)(uintptr_t)after - eng.base) : 0;
+	}
+	eng.hash = mix(mix(mix(mix(eng.hash, tid | (uint64_t)k << 8 | (uint64_t)(t ? t->instr : 0) << 16),
+				   (uint64_t)off), before), after);
+	if (eng.events && eng.nevents < eng.events_cap) {
+		struct eng_event *e = &eng.events[eng.nevents++];
+
+		e->step = (uint32_t)eng.steps;
+		e->tid = (uint8_t)tid;
+		e->kind = (uint8_t)k;
+		e->instr = (uint16_t)(t ? t->instr : 0);
+		e->off = off;
+		e->before = before;
+		e->after = after;
+	}
+	if (!t || off < 0)
+		return;
+	uint32_t *rf = &eng.rf_tag[((uint64_t)off >> 3) & 4095];
+	if (k == EK_LOAD) {
+		/* reads-from coverage: this load (thread, instruction, word)
+		 * paired with the store it read */
+		if (eng.feature)
+			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off), *rf));
+		if (eng.solo_bound) {
+			if (others_stand_still(tid)) {
+				if (++t->solo_loads > eng.solo_bound && eng.on_solo_limit)
+					eng.on_solo_limit(tid);
+			} else {
+				t->solo_loads = 0;
+			}
+		}
+	} else if (before != after) {
+		*rf = (uint32_t)(tid | t->instr << 4 | (eng.steps & 0xffff) << 12);
+	}
+}
+
+void eng_access_note(int kind, const void *p, uint64_t before, uint64_t after)
+{
+	eng_note((enum eng_kind)kind, p, before, after);
+}
+
+/* ---- locks ------------------------------------------------------------ */
+void eng_lock(unsigned id)
+{
+	struct eng_thread *t;
+
+	if (eng.cur < 0)
+		return;
+	t = &eng.th[eng.cur];
+	t->lock_want = (int)id;
+	eng_point(EK_LOCK);
+	/* picked only when the lock is free */
+	eng.lock_owner[id] = eng.cur;
+	t->lock_want = -1;
+	eng_note(EK_LOCK, NULL, id, id);
+}
+
+void eng_unlock(unsigned id)
+{
+	if (eng.cur < 0)
+		return;
+	eng.lock_owner[id] = -1;
+}
+
+/* ---- RCU (engine/rcu_sched.h) ----------------------------------------- */
+void eng_rcu_read_lock(void)
+{
+	if (eng.cur >= 0)
+		eng.th[eng.cur].rcu_nesting++;
+}
+
+void eng_rcu_read_unlock(void)
+{
+	if (eng.cur >= 0) {
+		struct eng_thread *t = &eng.th[eng.cur];
+
+		if (--t->rcu_nesting == 0)
+			t->rcu_epoch++;
+	}
+}
+
+void *eng_rcu_deref(void *const *pp)
+{
+	void *v;
+
+	eng_point(EK_RCU_DEREF);
+	v = *(void *volatile const *)pp;
+	eng_note(EK_RCU_DEREF, pp, (uint64_t)(uintptr_t)v, (uint64_t)(uintptr_t)v);
+	return v;
+}
+
+void eng_rcu_assign(void **pp, void *v)
+{
+	void *old;
+
+	eng_point(EK_RCU_ASSIGN);
+	old = *pp;
+	*(void *volatile *)pp = v;
+	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
+}
+
+void eng_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
+{
+	head->func = func;
+	head->next = NULL;
+	head->seq = ++eng.cb_seq;
+	*eng.cb_tail = head;
+	eng.cb_tail = &head->next;
+}
+
+/* Run the callbacks queued up to seq, in order. */
+static void run_callbacks(uint64_t upto)
+{
+	while (eng.cb_head && eng.cb_head->seq <= upto) {
+		struct rcu_head *h = eng.cb_head;
+
+		eng.cb_head = h->next;
+		if (!eng.cb_head)
+			eng.cb_tail = &eng.cb_head;
+		h->func(h);
+	}
+}
+
+void eng_synchronize_rcu(void)
+{
+	uint64_t upto = eng.cb_seq;
+
+	if (eng.cur >= 0) {
+		struct eng_thread *t = &eng.th[eng.cur];
+
+		t->gp_need = 0;
+		for (unsigned u = 0; u < eng.nthreads; u++) {
+			if (u != (unsigned)eng.cur && eng.th[u].rcu_nesting) {
+				t->gp_need |= 1ULL << u;
+				t->gp_epoch[u] = eng.th[u].rcu_epoch;
+			}
+		}
+		t->gp_wait = true;
+		eng_point(EK_GP);
+		/* picked only once the grace period has elapsed */
+		t->gp_wait = false;
+		eng_note(EK_GP, NULL, upto, upto);
+	}
+	run_callbacks(upto);
+}
+
+void eng_rcu_barrier(void)
+{
+	run_callbacks(UINT64_MAX);
+}

@@ -1,0 +1,145 @@
+/*
+ * engine/sched.h - the deterministic scheduler.
+ *
+ * Up to ENG_MAX_THREADS harness threads run as coroutines on one OS thread.
+ * Every shared-memory access of the algorithms (each access-layer call, and
+ * RCU's pointer publish/dereference) is a scheduling point: the thread
+ * stops in front of the access and a policy picks which thread performs
+ * its next access. A "step" is one thread performing its pending access and
+ * running on to its next scheduling point. Everything else the thread does
+ * (the oracle's own snapshots, history records) happens inside a step.
+ *
+ * Blocking: a thread in front of a lock another thread holds, or in a grace
+ * period that still waits for a reader, is not runnable.
+ *
+ * The policy is a script's schedule (replay), uniform random, or PCT. Each
+ * run yields a trace hash over every access (thread, kind, location, values
+ * before and after): same script, same trace, on every run and machine.
+ */
+#ifndef ENGINE_SCHED_H
+#define ENGINE_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/access.h"
+#include "engine/coro.h"
+
+struct rcu_head;
+
+#define ENG_MAX_THREADS 4
+#define ENG_MAX_LOCKS 8
+#define ENG_STACK (256 * 1024)
+
+enum eng_kind {
+	EK_LOAD, EK_STORE, EK_CMPXCHG, EK_XCHG, EK_OR, EK_ANDNOT,
+	EK_RCU_DEREF, EK_RCU_ASSIGN, EK_LOCK, EK_GP, EK_COUNT
+};
+extern const char *const eng_kind_names[EK_COUNT];
+
+enum eng_pstate { PS_IDLE, PS_NEW, PS_READY, PS_DONE };
+
+/* One access, for timelines (engine/trace). */
+struct eng_event {
+	uint32_t step;
+	uint8_t tid, kind;
+	uint16_t instr;             /* the thread's instruction index */
+	int64_t off;                /* byte offset in the segment, -1 if outside */
+	uint64_t before, after;     /* value before and after (loads: equal) */
+};
+
+struct eng_thread {
+	struct coro co;
+	struct acc_thread acc;      /* the access layer's per-thread state */
+	enum eng_pstate state;
+	enum eng_kind pending;      /* the access it stands in front of */
+	int lock_want;              /* lock it waits for, or -1 */
+	bool gp_wait;               /* in synchronize_rcu */
+	uint64_t gp_need;           /* threads (bitmask) the grace period waits for */
+	uint64_t gp_epoch[ENG_MAX_THREADS];
+	unsigned rcu_nesting;
+	uint64_t rcu_epoch;         /* outermost rcu_read_unlock count */
+	unsigned instr;             /* instruction index (set by the body) */
+	uint64_t solo_loads;        /* loads in a row with no other thread's step */
+	int prio;                   /* PCT priority */
+};
+
+enum eng_strategy { ES_SCRIPT, ES_RANDOM, ES_PCT };
+
+struct eng_policy {
+	enum eng_strategy kind;
+	/* ES_SCRIPT: run-length entries (thread | (run - 1) << 3) */
+	const uint8_t *sched;
+	unsigned nsched;
+	/* ES_RANDOM, ES_PCT */
+	uint64_t seed;
+	unsigned depth;             /* PCT: d (d - 1 priority change points) */
+	uint64_t est_steps;         /* PCT: estimated steps k for change points */
+};
+
+/* The engine's global state: one run at a time. */
+struct eng {
+	struct eng_thread th[ENG_MAX_THREADS];
+	unsigned nthreads;
+	int cur;                    /* running thread, -1 = the scheduler itself */
+	struct coro main;
+	void (*body)(unsigned tid); /* what each thread runs */
+	const char *base;           /* segment base, for trace offsets */
+	size_t size;
+	uint64_t steps, step_limit;
+	uint64_t hash;              /* trace hash */
+	int lock_owner[ENG_MAX_LOCKS];
+	bool stop;                  /* a violation ended the run */
+	bool limit_hit;
+	bool deadlock;
+	/* policy state */
+	struct eng_policy pol;
+	unsigned si, run_left;      /* script position, steps left of the entry */
+	int run_tid;
+	uint64_t rng;
+	uint64_t change_at[8];      /* PCT change points (step numbers) */
+	unsigned nchanges, next_low;
+	/* the schedule actually taken, run-length encoded like a script's */
+	uint8_t *taken;
+	unsigned ntaken, taken_cap;
+	/* optional full trace */
+	struct eng_event *events;
+	unsigned nevents, events_cap;
+	/* coverage of the interleaving (fuzzing): called with a feature hash */
+	void (*feature)(uint32_t f);
+	/* reads-from: the last store to each word (direct-mapped by offset) */
+	uint32_t rf_tag[4096];
+	/* RCU */
+	struct rcu_head *cb_head, **cb_tail;
+	uint64_t cb_seq;
+	/* livelock: loads alone after which a thread is reported (0 = off) */
+	uint64_t solo_bound;
+	void (*on_solo_limit)(unsigned tid);
+};
+
+extern struct eng eng;
+
+/* Set up threads (stacks are allocated once and kept). -1 on failure. */
+int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
+	     const void *base, size_t size);
+/* Run every thread to completion (or stop/limit). Returns the steps taken. */
+uint64_t eng_run(void);
+/* From a thread: end the whole run after this point (a violation). */
+void eng_stop(void);
+
+/* ---- called by the backends (engine/access_sched.h, rcu_sched.h) ---- */
+void eng_point(enum eng_kind k);
+void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after);
+
+/* ---- engine-level primitives used by the run's bodies ---- */
+void eng_lock(unsigned id);
+void eng_unlock(unsigned id);
+void eng_synchronize_rcu(void);
+/* Run every queued RCU callback now (all threads done: nobody is inside a
+ * read-side section). */
+void eng_rcu_barrier(void);
+
+static inline bool eng_in_thread(void) { return eng.cur >= 0; }
+
+#endif
