@@ -127,6 +127,10 @@ enum verdict oracle_judge(struct harness_mm *m, const struct read_obs *o,
 		 * violation" where the history is not exact. */
 		if (!inwin && !o->moved) {
 			vals[j][nvals[j] - 1] = o->P[j];
+		} else if (o->lp == o->c0) {
+			/* no software store had begun when P was taken: P is
+			 * the start value, hardware's bits included */
+			vals[j][nvals[j] - 1] = o->P[j];
 		} else {
 			uint64_t s = vals[j][nvals[j] - 1];
 			if (pm_valid(s))

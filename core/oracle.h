@@ -7,6 +7,7 @@
  *   table = rcu_dereference(...)               (after c0: a table move
  *                                               before it is in the window)
  *   P  = snapshot of the block
+ *   lp = lseq                                  (P exact if lp == c0)
  *   R  = the reader's result
  *   acquire fence
  *   Q  = snapshot of the block
@@ -35,6 +36,9 @@ struct read_obs {
 				    * move, which the logical history does not show */
 	unsigned slot;             /* physical table page read (for reports) */
 	uint64_t c0, l1, e0, b0, b1;
+	uint64_t lp;               /* lseq right after P: == c0 means no software
+				    * store had begun by then, so P is exactly
+				    * each entry's value at the window's start */
 	uint64_t P[MAX_CONT_PTES], Q[MAX_CONT_PTES];
 	uint64_t R;
 };

@@ -28,6 +28,8 @@ uint64_t *probe_open(struct harness_mm *m, struct probe *p, unsigned lt, unsigne
 	p->e = hmm_slot_entries(m, p->slot) + block * cont;
 	for (unsigned j = 0; j < cont; j++)
 		o->P[j] = acc_peek(&p->e[j]);
+	atomic_thread_fence(memory_order_acquire);
+	o->lp = atomic_load_explicit(&h->lseq, memory_order_acquire);
 	return &p->e[t];
 }
 

@@ -6,6 +6,7 @@
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
+ *   engine shrink FILE OUT   (smallest script with the same violation kind)
  *   engine hash FILE     (trace hash and steps, for determinism checks)
  *   engine list          (variants built into this binary)
  *
@@ -26,6 +27,7 @@
 #include "engine/gen.h"
 #include "engine/run.h"
 #include "engine/script.h"
+#include "engine/shrink.h"
 #include "engine/timeline.h"
 
 static const char *prog = "engine";
@@ -36,7 +38,7 @@ static int usage(void)
 		"usage: %s replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
-		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
+		"       %s shrink FILE OUT | asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
 		prog, prog, prog);
 	return 2;
 }
@@ -124,6 +126,9 @@ static void print_result(const char *path, const struct script *s, const struct 
 	printf("%s: %s (%llu steps, %u reads, %u writer ops, %u hw accesses, trace %016llx)\n",
 	       path, run_status_text(r, st, sizeof(st)), (unsigned long long)r->steps, r->reads,
 	       r->ops, r->touches, (unsigned long long)r->hash);
+	printf("  reads judged: %llu bits exact (hardware quiet), %llu bits exact (software quiet), %llu content only, %llu unjudged\n",
+	       (unsigned long long)r->judged.hw_quiet, (unsigned long long)r->judged.sw_quiet,
+	       (unsigned long long)r->judged.content_only, (unsigned long long)r->judged.unjudged);
 	if (r->status == RS_VIOLATION) {
 		printf("  variant %s, granule %uk; found by thread %d at instruction %d\n", s->variant,
 		       s->granule_kb, r->vio_tid, r->vio_instr);
@@ -246,6 +251,7 @@ static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
 	unsigned depth = 3;
+	bool no_shrink = false;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
 	char err[512];
@@ -264,6 +270,8 @@ static int cmd_explore(int argc, char **argv)
 			save = v;
 		else if ((v = opt(argv[i], "--seeds")))
 			seeds = v;
+		else if (!strcmp(argv[i], "--no-shrink"))
+			no_shrink = true;
 		else if ((v = opt(argv[i], "--depth"))) {
 			depth = (unsigned)strtoul(v, &end, 10);
 			if (*end || depth < 1 || depth > 8)
@@ -352,9 +360,18 @@ static int cmd_explore(int argc, char **argv)
 		s.expect = (uint8_t)EXPECT_KIND(kind);
 		print_result("found", &s, &r);
 		run_script(&s, &o2, &r2);
-		if (r2.status != RS_VIOLATION || r2.vio.kind != kind)
+		if (r2.status != RS_VIOLATION || r2.vio.kind != kind) {
 			printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
 			       run_status_text(&r2, err, sizeof(err)));
+		} else if (!no_shrink) {
+			unsigned before = s.nsched;
+
+			shrink_script(&s, &o2, kind);
+			printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
+			for (unsigned t = 0; t < s.nthreads; t++)
+				printf(" %u", s.ninstr[t]);
+			printf("\n");
+		}
 		mkdir(save, 0777);
 		snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 			 kb, (unsigned long long)n);
@@ -395,6 +412,31 @@ static int cmd_asm(int argc, char **argv, bool to_binary)
 	return 0;
 }
 
+static int cmd_shrink(int argc, char **argv)
+{
+	static struct script s;
+	static char text[SCRIPT_TEXT_MAX];
+	struct run_opts o = { .policy = { .kind = ES_SCRIPT } };
+	struct run_result r;
+	enum vkind kind;
+
+	if (argc != 2)
+		return usage();
+	if (load(argv[0], &s))
+		return 2;
+	run_script(&s, &o, &r);
+	if (r.status == RS_ERROR)
+		return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+	if (r.status != RS_VIOLATION)
+		return fprintf(stderr, "%s: %s does not violate anything; nothing to shrink\n", prog, argv[0]), 1;
+	kind = r.vio.kind;
+	shrink_script(&s, &o, kind);
+	s.expect = (uint8_t)EXPECT_KIND(kind);
+	script_print(&s, text, sizeof(text));
+	printf("%s: %s, shrunk to %u schedule entries\n", argv[0], vkind_name(kind), s.nsched);
+	return write_file(argv[1], text, strlen(text));
+}
+
 static int cmd_hash(int argc, char **argv)
 {
 	static struct script s;
@@ -429,6 +471,8 @@ int main(int argc, char **argv)
 		return cmd_asm(argc - 2, argv + 2, true);
 	if (!strcmp(argv[1], "disasm"))
 		return cmd_asm(argc - 2, argv + 2, false);
+	if (!strcmp(argv[1], "shrink"))
+		return cmd_shrink(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "hash"))
 		return cmd_hash(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "list")) {

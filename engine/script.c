@@ -131,7 +131,7 @@ static int validate(const struct script *s, struct script_error *err, size_t off
 		if (s->block[b].shape == BS_NONE && s->block[b].flags)
 			return fail(err, off, "block %u: an empty block has no flags", b);
 	}
-	if (s->expect > EXPECT_KIND(VK_COUNT - 1))
+	if (s->expect == EXPECT_KIND(VK_NONE) || s->expect > EXPECT_KIND(VK_COUNT - 1))
 		return fail(err, off, "unknown expected outcome %u", s->expect);
 	for (unsigned t = 0; t < s->nthreads; t++)
 		for (unsigned i = 0; i < s->ninstr[t]; i++)

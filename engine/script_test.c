@@ -1,0 +1,142 @@
+/*
+ * engine/script_test.c - the script format's promises:
+ *   - random valid scripts (every generator choice, every granule) survive
+ *     binary -> script -> binary and text -> script -> text exactly;
+ *   - every truncation and every single-byte corruption of a valid binary
+ *     is either decoded to a valid script that re-encodes to the same
+ *     bytes, or rejected with a reason (never a crash or a hang);
+ *   - bad text is rejected with the line and a reason.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "engine/gen.h"
+#include "engine/script.h"
+#include "core/violation.h"
+
+static int failures;
+
+#define CHECK(cond, ...) do { if (!(cond)) { failures++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static uint8_t bin[SCRIPT_MAX_BYTES], bin2[SCRIPT_MAX_BYTES];
+static char text[SCRIPT_TEXT_MAX], text2[SCRIPT_TEXT_MAX];
+static struct script a, b, c;
+
+static void round_trip(const struct script *s)
+{
+	struct script_error err;
+	size_t n = script_encode(s, bin), n2;
+
+	CHECK(!script_decode(bin, n, &b, &err), "decode of encoded script: %s at %zu", err.reason, err.offset);
+	n2 = script_encode(&b, bin2);
+	CHECK(n == n2 && !memcmp(bin, bin2, n), "binary round trip differs");
+	script_print(s, text, sizeof(text));
+	CHECK(!script_parse(text, &c, &err), "parse of printed script: line %zu: %s\n%s", err.offset, err.reason, text);
+	script_print(&c, text2, sizeof(text2));
+	CHECK(!strcmp(text, text2), "text round trip differs:\n%s---\n%s", text, text2);
+	n2 = script_encode(&c, bin2);
+	CHECK(n == n2 && !memcmp(bin, bin2, n), "text -> binary differs from the original binary");
+}
+
+static void corrupt(const struct script *s, uint64_t *rng)
+{
+	struct script_error err;
+	size_t n = script_encode(s, bin);
+
+	for (size_t cut = 0; cut < n; cut++)
+		CHECK(script_decode(bin, cut, &b, &err) != 0, "truncation to %zu bytes decoded", cut);
+	for (int k = 0; k < 200; k++) {
+		size_t at = rng_below(rng, (unsigned)n);
+		uint8_t old = bin[at];
+
+		bin[at] ^= (uint8_t)(1 + rng_below(rng, 255));
+		if (!script_decode(bin, n, &b, &err)) {
+			size_t n2 = script_encode(&b, bin2);
+
+			CHECK(n2 == n && !memcmp(bin, bin2, n), "corrupted input decoded but does not re-encode");
+		} else {
+			CHECK(err.reason[0] && err.offset <= n, "rejection without reason or with a bad offset");
+		}
+		bin[at] = old;
+	}
+}
+
+static void bad_text(const char *t, size_t line, const char *words)
+{
+	struct script_error err;
+
+	CHECK(script_parse(t, &a, &err) != 0, "bad text accepted:\n%s", t);
+	CHECK(err.offset == line, "bad text: line %zu reported, %zu expected (%s)", err.offset, line, err.reason);
+	CHECK(strstr(err.reason, words) != NULL, "reason '%s' does not mention '%s'", err.reason, words);
+}
+
+int main(void)
+{
+	static const unsigned kbs[3] = { 4, 16, 64 };
+	uint64_t rng = 12345;
+	int scripts = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		gen_script(&a, kbs[i % 3], i % 2 ? "early_exit" : "baseline", &rng);
+		a.expect = (uint8_t)rng_below(&rng, 9);
+		if (a.expect == EXPECT_KIND(VK_NONE))
+			a.expect = EXPECT_NONE;
+		a.nsched = rng_below(&rng, 40);
+		for (unsigned k = 0; k < a.nsched; k++)
+			a.sched[k] = (uint8_t)(rng_below(&rng, a.nthreads) | rng_below(&rng, 32) << 3);
+		round_trip(&a);
+		if (i % 10 == 0)
+			corrupt(&a, &rng);
+		scripts++;
+	}
+	/* the largest script there is */
+	gen_script(&a, 16, "baseline", &rng);
+	a.nthreads = SCRIPT_MAX_THREADS;
+	for (unsigned t = 0; t < a.nthreads; t++) {
+		a.ninstr[t] = SCRIPT_MAX_INSTRS;
+		for (unsigned i = 0; i < SCRIPT_MAX_INSTRS; i++)
+			a.prog[t][i] = (struct instr){ SI_READ, 0, (uint8_t)i, 0, 0 };
+	}
+	a.nsched = SCRIPT_MAX_SCHED;
+	memset(a.sched, 0xf9, a.nsched);     /* thread 1, run 32 */
+	round_trip(&a);
+	CHECK(script_encode(&a, bin) <= SCRIPT_MAX_BYTES, "encoding larger than SCRIPT_MAX_BYTES");
+
+	const char *hdr = "contpte-script 1\ngranule 4k\nvariant baseline\nblock 0 cont\n";
+	char t[2048];
+	bad_text("", 0, "empty");
+	bad_text("contpte-script 2\n", 1, "version");
+	bad_text("hello\n", 1, "first line");
+	snprintf(t, sizeof(t), "%sthread 0\n  read 0 16\n", hdr);
+	bad_text(t, 6, "entry out of range");
+	snprintf(t, sizeof(t), "%sthread 0\n  read 1 0\n", hdr);
+	bad_text(t, 6, "block out of range");
+	snprintf(t, sizeof(t), "%sthread 0\n  map 0 10+7\n", hdr);
+	bad_text(t, 6, "range");
+	snprintf(t, sizeof(t), "%sthread 0\n  frobnicate 0 1\n", hdr);
+	bad_text(t, 6, "unknown keyword");
+	snprintf(t, sizeof(t), "%sthread 0\n  read 0 1\nschedule 0x33\n", hdr);
+	bad_text(t, 7, "run 1-32");
+	snprintf(t, sizeof(t), "%sthread 0\n  read 0 1\nschedule 1\n", hdr);
+	bad_text(t, 7, "names thread 1");
+	snprintf(t, sizeof(t), "%sthread 1\n", hdr);
+	bad_text(t, 5, "thread 0");
+	snprintf(t, sizeof(t), "%sexpect sometimes\nthread 0\n", hdr);
+	bad_text(t, 5, "unknown outcome");
+	snprintf(t, sizeof(t), "%sthread 0\n  map 0 0+16 ro rw\n", hdr);
+	bad_text(t, 6, "repeated");
+	snprintf(t, sizeof(t), "contpte-script 1\ngranule 8k\n");
+	bad_text(t, 2, "granule");
+
+	/* binary rejections name the offset */
+	struct script_error err;
+	CHECK(script_decode((const uint8_t *)"CPTX\1\4", 6, &a, &err) && err.offset == 0, "bad magic");
+	CHECK(script_decode((const uint8_t *)"CPTS\1\5", 6, &a, &err) && err.offset == 5, "bad granule");
+	CHECK(script_decode((const uint8_t *)"CPTS\2\4", 6, &a, &err) && err.offset == 4, "bad version");
+
+	printf("script_test: %d scripts round-tripped, %d failure(s)\n", scripts, failures);
+	return failures != 0;
+}

@@ -1,0 +1,20 @@
+/*
+ * engine/shrink.h - make a violating script small while it still violates
+ * the same property: greedy passes that drop threads, instructions,
+ * schedule entries and block attributes, and shorten runs, each kept only
+ * if the engine still reports the same violation kind. (tools/minimize
+ * does the byte-level version with afl-tmin; this one works on the
+ * script's structure and is what tools/explore applies to its finds.)
+ */
+#ifndef ENGINE_SHRINK_H
+#define ENGINE_SHRINK_H
+
+#include "core/violation.h"
+#include "engine/run.h"
+#include "engine/script.h"
+
+/* Returns the number of successful reductions; s is replaced by the
+ * smallest script found. o's policy is ignored (scripts replay). */
+unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind kind);
+
+#endif
