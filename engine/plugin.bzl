@@ -10,7 +10,10 @@ SCHED_COPTS = [
     "-DRCU_BACKEND_CUSTOM=\\\"engine/rcu_sched.h\\\"",
 ]
 
-def plugin_engine(name, src, granule_kb, tags = []):
+def plugin_engine(name, src, granule_kb, tags = [], main = "//engine:main.c", deps = ["//engine:tools_lib"], copts = [], linkopts = []):
+    """The engine's command line (or, with main and deps, another program on
+    the engine, e.g. the fuzz harness) with the plug-in file as variant
+    "plugin"."""
     native.cc_library(
         name = name + "_file",
         srcs = [src],
@@ -33,9 +36,10 @@ def plugin_engine(name, src, granule_kb, tags = []):
     )
     native.cc_binary(
         name = name,
-        srcs = ["//engine:main.c"],
-        copts = SCHED_COPTS,
+        srcs = [main],
+        copts = SCHED_COPTS + copts,
+        linkopts = linkopts,
         linkstatic = True,
-        deps = [name + "_file", name + "_project", "//engine:tools_lib"],
+        deps = [name + "_file", name + "_project"] + deps,
         tags = tags,
     )
