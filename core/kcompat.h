@@ -181,7 +181,8 @@ static inline pte_t pte_advance_pfn(pte_t p, unsigned long nr)
 }
 static inline int pte_same(pte_t a, pte_t b) { return pm_same(pte_val(a), pte_val(b)); }
 
-static inline pte_t __ptep_get(pte_t *ptep) { return __pte(READ_ONCE(pte_val(*ptep))); }
+/* const: the newest kernels' contpte_ptep_get* take const pte_t * */
+static inline pte_t __ptep_get(const pte_t *ptep) { return __pte(READ_ONCE(pte_val(*ptep))); }
 static inline void __set_pte(pte_t *ptep, pte_t pte)
 {
 	WRITE_ONCE(pte_val(*ptep), pte_val(pte));
