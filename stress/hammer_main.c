@@ -5,6 +5,11 @@
 
 #include "stress/driver.h"
 
+/* Kernel-tree builds (kernel_tree/report.c) describe themselves: the file's
+ * functions that run, the entry points the project fills in, and at exit
+ * the calls and flushes the file made. Absent from other builds. */
+extern int kernel_tree_describe(const struct variant *v) __attribute__((weak));
+
 int main(int argc, char **argv)
 {
 	struct stress_cfg cfg;
@@ -21,7 +26,10 @@ int main(int argc, char **argv)
 		if (strncmp(argv[i], "--seed", 6))
 			off += snprintf(cmdline + off, sizeof(cmdline) - off, " %s", argv[i]);
 	cfg.cmdline = cmdline;
-	if (cfg.variant->n_provided + cfg.variant->n_defaults) {
+	if (kernel_tree_describe && !strcmp(cfg.variant->name, "kernel_tree")) {
+		if (kernel_tree_describe(cfg.variant))
+			return 2;
+	} else if (cfg.variant->n_provided + cfg.variant->n_defaults) {
 		/* a plug-in build: say what the file brought and what it must */
 		bool lockless = false;
 

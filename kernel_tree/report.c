@@ -1,0 +1,308 @@
+/*
+ * kernel_tree/report.c - the kernel-tree build's side of the run: call
+ * counts of the file's functions, the flush log, the BBML2 question, and
+ * the report a reviewer reads (which of the file's functions ran, which
+ * entry points the project filled in, what the file flushed).
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/variant.h"
+#include "kernel_tree/report.h"
+
+struct mm_struct init_mm;
+struct page kt_mem_map[KT_MEM_MAP_PAGES];
+
+static const struct {
+	const char *name, *serves, *how;
+} fns[KT_FN_COUNT] = {
+#define KT_FN(name, serves, how) { #name, #serves, how },
+#include "kernel_tree/functions.def"
+#undef KT_FN
+};
+
+/* ---- call counts: per thread, added up when a thread exits ------------- */
+_Thread_local struct kt_tls kt_tls;
+static _Atomic uint64_t calls_total[KT_FN_COUNT];
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+static void tls_flush(void *p)
+{
+	struct kt_tls *t = p;
+
+	for (int i = 0; i < KT_FN_COUNT; i++) {
+		atomic_fetch_add_explicit(&calls_total[i], t->calls[i], memory_order_relaxed);
+		t->calls[i] = 0;
+	}
+}
+
+static void tls_key_create(void) { pthread_key_create(&tls_key, tls_flush); }
+
+void kt_tls_register(void)
+{
+	pthread_once(&tls_once, tls_key_create);
+	kt_tls.registered = true;
+	pthread_setspecific(tls_key, &kt_tls);
+}
+
+/* ---- flushes ---------------------------------------------------------- */
+static const char *const flush_names[KT_FLUSH_COUNT] = {
+	"__flush_tlb_range", "__flush_tlb_range_nosync", "flush_tlb_range",
+	"flush_tlb_page", "__flush_tlb_page_nosync", "flush_tlb_mm",
+};
+#define FLUSH_LOG_MAX 256
+struct flush_rec {
+	enum kt_flush_fn fn;
+	const char *caller;
+	int first_is_vma;
+	unsigned long start, end, stride;
+	long a5, a6;
+};
+static _Atomic uint64_t flush_count[KT_FLUSH_COUNT];
+static _Atomic uint64_t flush_seq;
+static struct flush_rec flush_log[FLUSH_LOG_MAX];
+static unsigned flush_log_len = 8;          /* KT_FLUSH_LOG=N changes it */
+static unsigned page_shift = 12;            /* the run's granule, for page counts */
+static _Atomic uint64_t bbml2_asked;
+/* distinct callers per flush function, with counts */
+#define MAX_CALLERS 16
+static pthread_mutex_t caller_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	enum kt_flush_fn fn;
+	const char *caller;
+	uint64_t n;
+} callers[MAX_CALLERS];
+static unsigned n_callers;
+
+void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int first_is_vma,
+	      unsigned long start, unsigned long end, unsigned long stride, long a5, long a6)
+{
+	uint64_t seq = atomic_fetch_add_explicit(&flush_seq, 1, memory_order_relaxed);
+	unsigned i;
+
+	atomic_fetch_add_explicit(&flush_count[fn], 1, memory_order_relaxed);
+	if (seq < flush_log_len)
+		flush_log[seq] = (struct flush_rec){ fn, caller, first_is_vma, start, end, stride, a5, a6 };
+	pthread_mutex_lock(&caller_lock);
+	for (i = 0; i < n_callers && !(callers[i].fn == fn && !strcmp(callers[i].caller, caller)); i++)
+		;
+	if (i == n_callers && n_callers < MAX_CALLERS) {
+		callers[i].fn = fn;
+		callers[i].caller = caller;
+		n_callers++;
+	}
+	if (i < n_callers)
+		callers[i].n++;
+	pthread_mutex_unlock(&caller_lock);
+	kc_tlb_flush(mm, start, end);
+}
+
+bool kt_bbml2_noabort(void)
+{
+	atomic_fetch_add_explicit(&bbml2_asked, 1, memory_order_relaxed);
+	return kc_bbml2_noabort;
+}
+
+/* The last two arguments of a six-argument flush, in the meaning they had. */
+static void describe_a5_a6(char *buf, size_t len, long a5, long a6)
+{
+	static const char *const flag_names[] = { "TLBF_NOWALKCACHE", "TLBF_NOSYNC",
+						  "TLBF_NOBROADCAST", "TLBF_NONOTIFY" };
+
+	if (a5 < 0 && a6 < 0) {
+		buf[0] = 0;
+	} else if (a6 & KT_TLBF_MARK) {
+		size_t off = snprintf(buf, len, ", tlb_level=%ld, flags=", a5);
+		long bits = a6 & ~KT_TLBF_MARK;
+
+		if (!bits)
+			snprintf(buf + off, len - off, "TLBF_NONE");
+		for (unsigned b = 0; b < 4 && off < len; b++)
+			if (bits & (1L << b))
+				off += snprintf(buf + off, len - off, "%s%s",
+						(bits & ((1L << b) - 1)) ? "|" : "", flag_names[b]);
+	} else if ((a5 == 0 || a5 == 1) && a6 >= 0 && a6 <= 3) {
+		snprintf(buf, len, ", last_level=%s, tlb_level=%ld", a5 ? "true" : "false", a6);
+	} else {
+		snprintf(buf, len, ", %ld, %ld", a5, a6);
+	}
+}
+
+/* ---- the report ------------------------------------------------------- */
+/* A caller's name as the file spells it (its functions are renamed kt_file_*). */
+static const char *as_in_file(const char *fn)
+{
+	return strncmp(fn, "kt_file_", 8) ? fn : fn + 8;
+}
+
+static const char *source_name(void)
+{
+	const char *s = getenv("KERNEL_TREE_SOURCE");
+
+	return s && *s ? s : kt_tree_info.source;
+}
+
+/* Is name one of the space-separated words of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0))
+			return true;
+	return false;
+}
+
+/* Which of the file's functions serves entry point i (a current name), or -1. */
+static int served_by(int i)
+{
+	if (in_list(kt_tree_info.defined, fns[i].name))
+		return i;
+	for (int k = 0; k < KT_FN_COUNT; k++)
+		if (k != i && !strcmp(fns[k].serves, fns[i].name) &&
+		    in_list(kt_tree_info.defined, fns[k].name))
+			return k;
+	return -1;
+}
+
+static bool listed(const char *const *names, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+static uint64_t calls_of(int k)
+{
+	return atomic_load_explicit(&calls_total[k], memory_order_relaxed) + kt_tls.calls[k];
+}
+
+static void report_end(void)
+{
+	char extra[160];
+	uint64_t total = 0;
+	unsigned logged;
+
+	fprintf(stderr, "kernel-tree: calls into the file's functions:\n");
+	for (int i = 0; i < KT_FN_COUNT; i++) {
+		int k;
+
+		if (strcmp(fns[i].name, fns[i].serves) || (k = served_by(i)) < 0)
+			continue;
+		fprintf(stderr, "  %-36s %12llu%s\n", fns[k].name, (unsigned long long)calls_of(k),
+			calls_of(k) ? "" : "   (never called in this run)");
+	}
+	for (int f = 0; f < KT_FLUSH_COUNT; f++)
+		total += atomic_load(&flush_count[f]);
+	fprintf(stderr, "kernel-tree: flushes the file asked for: %llu", (unsigned long long)total);
+	for (int f = 0; f < KT_FLUSH_COUNT; f++)
+		if (atomic_load(&flush_count[f]))
+			fprintf(stderr, "; %s %llu", flush_names[f],
+				(unsigned long long)atomic_load(&flush_count[f]));
+	fprintf(stderr, "\n");
+	pthread_mutex_lock(&caller_lock);
+	for (unsigned i = 0; i < n_callers; i++)
+		fprintf(stderr, "  from %-32s %-26s %12llu\n", as_in_file(callers[i].caller),
+			flush_names[callers[i].fn], (unsigned long long)callers[i].n);
+	pthread_mutex_unlock(&caller_lock);
+	logged = total < flush_log_len ? (unsigned)total : flush_log_len;
+	if (logged)
+		fprintf(stderr, "kernel-tree: the first %u flush calls:\n", logged);
+	for (unsigned i = 0; i < logged; i++) {
+		const struct flush_rec *r = &flush_log[i];
+
+		describe_a5_a6(extra, sizeof(extra), r->a5, r->a6);
+		if (r->fn == KT_FLUSH_MM)
+			fprintf(stderr, "  %s: %s(mm)\n", as_in_file(r->caller), flush_names[r->fn]);
+		else
+			fprintf(stderr, "  %s: %s(%s, 0x%lx, 0x%lx [%lu pages], stride=%lu%s)\n",
+				as_in_file(r->caller), flush_names[r->fn], r->first_is_vma ? "vma" : "mm", r->start,
+				r->end, (r->end - r->start) >> page_shift, r->stride, extra);
+	}
+	fprintf(stderr, "kernel-tree: system_supports_bbml2_noabort() asked %llu times (--bbml2 %s)\n",
+		(unsigned long long)atomic_load(&bbml2_asked), kc_bbml2_noabort ? "on" : "off");
+}
+
+int kernel_tree_describe(const struct variant *v)
+{
+	const char *env = getenv("KT_FLUSH_LOG");
+	unsigned found = 0, adapted = 0, filled = 0;
+
+	if (env && *env) {
+		long n = strtol(env, NULL, 10);
+
+		flush_log_len = n < 0 ? 0 : n > FLUSH_LOG_MAX ? FLUSH_LOG_MAX : (unsigned)n;
+	}
+	page_shift = v->granule->page_shift;
+	fprintf(stderr, "kernel-tree: %s, granule %s\n", source_name(), v->granule->name);
+	/* The link decided (core/variant_export.h): an entry point in
+	 * v->provided is defined outside the project, i.e. by the glue for one
+	 * of the file's functions; the probe says which one. */
+	fprintf(stderr, "kernel-tree: the file's functions that run in place of core/kernel/contpte.c:\n");
+	for (int i = 0; i < KT_FN_COUNT; i++) {
+		int k = served_by(i);
+
+		if (strcmp(fns[i].name, fns[i].serves))
+			continue;
+		if (!listed(v->provided, v->n_provided, fns[i].name)) {
+			filled++;
+			continue;
+		}
+		found++;
+		if (k == i) {
+			fprintf(stderr, "  %s\n", fns[i].name);
+		} else if (k >= 0) {
+			fprintf(stderr, "  %s, as %s (adapter: %s)\n", fns[k].name, fns[i].name, fns[k].how);
+			adapted++;
+		} else {
+			fprintf(stderr, "  %s (defined outside the project, not by a function the probe found)\n",
+				fns[i].name);
+		}
+	}
+	fprintf(stderr, "kernel-tree: filled in by the project (the file has no such function):");
+	for (int i = 0; i < KT_FN_COUNT; i++)
+		if (!strcmp(fns[i].name, fns[i].serves) && !listed(v->provided, v->n_provided, fns[i].name))
+			fprintf(stderr, " %s", fns[i].name);
+	fprintf(stderr, "%s\n", filled ? "" : " none");
+	fprintf(stderr, "kernel-tree: %u of the file's functions run (%u through adapters), %u filled in by the project\n",
+		found, adapted, filled);
+	/* defined but not driven: unknown names, and older names beside current ones */
+	{
+		char buf[4096];
+		const char *p = kt_tree_info.defined;
+		size_t off = 0;
+
+		buf[0] = 0;
+		while (*p) {
+			size_t n = strcspn(p, " ");
+			char name[128];
+			int k = -1;
+
+			snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
+			for (int i = 0; i < KT_FN_COUNT; i++)
+				if (!strcmp(fns[i].name, name))
+					k = i;
+			if (n && (k < 0 || (strcmp(fns[k].name, fns[k].serves) &&
+					    in_list(kt_tree_info.defined, fns[k].serves))) &&
+			    off < sizeof(buf) - 1)
+				off += snprintf(buf + off, sizeof(buf) - off, " %s", name);
+			p += n;
+			p += strspn(p, " ");
+		}
+		if (off)
+			fprintf(stderr, "kernel-tree: defined in the file but not driven by the harness:%s\n", buf);
+	}
+	if (*kt_tree_info.shim_provided)
+		fprintf(stderr, "kernel-tree: the file expects from a header (the shim provides): %s\n",
+			kt_tree_info.shim_provided);
+	fprintf(stderr, "kernel-tree: core/kernel/pgtable.c plays asm/pgtable.h (ptep_get, set_ptes, "
+		"wrprotect_ptes, ... and the per-entry __ptep_* primitives)\n");
+	atexit(report_end);
+	return 0;
+}

@@ -1,0 +1,83 @@
+/*
+ * kernel_tree/report.h - what a kernel tree's contpte.c, built on the shim
+ * (kernel_tree/shim/), reports to the harness: calls into each of its
+ * functions (counted per thread, summed at exit), the TLB flushes it asked
+ * for with their arguments, and how often it asked for BBML2_NOABORT.
+ * kernel_tree/report.c keeps the records and prints them.
+ *
+ * Included into the kernel file's translation unit, so nothing here pulls
+ * in libc headers beyond what core/kcompat.h already has.
+ */
+#ifndef KERNEL_TREE_REPORT_H
+#define KERNEL_TREE_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/mm_types.h"
+
+enum kt_fn {
+#define KT_FN(name, serves, how) KT_FN_##name,
+#include "kernel_tree/functions.def"
+#undef KT_FN
+	KT_FN_COUNT
+};
+
+struct kt_tls {
+	uint64_t calls[KT_FN_COUNT];
+	bool registered;
+};
+extern _Thread_local struct kt_tls kt_tls;
+/* First call on a thread: arrange for its counts to be added up when it exits. */
+void kt_tls_register(void);
+
+static inline void kt_count(enum kt_fn fn)
+{
+	if (__builtin_expect(!kt_tls.registered, 0))
+		kt_tls_register();
+	kt_tls.calls[fn]++;
+}
+
+/* The flush functions of asm/tlbflush.h the shim routes here. */
+enum kt_flush_fn {
+	KT_FLUSH_RANGE,         /* __flush_tlb_range */
+	KT_FLUSH_RANGE_NOSYNC,  /* __flush_tlb_range_nosync */
+	KT_FLUSH_TLB_RANGE,     /* flush_tlb_range */
+	KT_FLUSH_PAGE,          /* flush_tlb_page */
+	KT_FLUSH_PAGE_NOSYNC,   /* __flush_tlb_page_nosync */
+	KT_FLUSH_MM,            /* flush_tlb_mm */
+	KT_FLUSH_COUNT
+};
+/* Set in every TLBF_* constant of the shim: a sixth argument carrying it
+ * is a flags word (newer trees), otherwise a TLB level (older trees). */
+#define KT_TLBF_MARK (1L << 30)
+
+/* Count and log one flush the file asked for, then flush as the harness
+ * does (kc_tlb_flush). caller is the kernel function that called it; a5/a6
+ * are the last two arguments of the six-argument forms (-1 otherwise). */
+void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int first_is_vma,
+	      unsigned long start, unsigned long end, unsigned long stride, long a5, long a6);
+
+/* system_supports_bbml2_noabort() for the file: --bbml2, and counted. */
+bool kt_bbml2_noabort(void);
+
+/* linux/mm.h for the shim: init_mm, and page structs located by pfn. */
+struct page {
+	unsigned long kt_unused;
+};
+struct folio {
+	struct page page;
+};
+extern struct mm_struct init_mm;
+#define KT_MEM_MAP_PAGES (1UL << 16)
+extern struct page kt_mem_map[KT_MEM_MAP_PAGES];
+
+/* What the probe found in the file (defined by kernel_tree/glue.h). */
+struct kt_tree_info {
+	const char *source;         /* the file as built */
+	const char *defined;        /* every global function nm found in it, space-separated */
+	const char *shim_provided;  /* helpers it uses that the shim defined for it */
+};
+extern const struct kt_tree_info kt_tree_info;
+
+#endif
