@@ -155,20 +155,31 @@ void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pte
 	kt_file_contpte_wrprotect_ptes(mm, addr, ptep, nr);
 }
 #elif defined(KT_HAS_contpte_set_wrprotects)
+/* Pre-merge trees had (mm, addr, ptep, nr) or (mm, addr, ptep, nr, full):
+ * _Generic on the function's own type picks the call that matches it. */
 typedef void kt_set_wrprotects4_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
 typedef void kt_set_wrprotects5_t(struct mm_struct *, unsigned long, pte_t *, unsigned int, int);
-#define KT_WRP_IS(t) __builtin_types_compatible_p(__typeof__(kt_file_contpte_set_wrprotects), t)
-_Static_assert(KT_WRP_IS(kt_set_wrprotects4_t) || KT_WRP_IS(kt_set_wrprotects5_t),
+_Static_assert(__builtin_types_compatible_p(__typeof__(kt_file_contpte_set_wrprotects), kt_set_wrprotects4_t) ||
+	       __builtin_types_compatible_p(__typeof__(kt_file_contpte_set_wrprotects), kt_set_wrprotects5_t),
 	       "contpte_set_wrprotects: expected (mm, addr, ptep, unsigned int nr[, int full])");
+static __maybe_unused void kt_set_wrprotects4(kt_set_wrprotects4_t *f, struct mm_struct *mm,
+					      unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr);
+}
+static __maybe_unused void kt_set_wrprotects5(kt_set_wrprotects5_t *f, struct mm_struct *mm,
+					      unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr, 0);
+}
 void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			    unsigned int nr)
 {
 	kt_count(KT_FN_contpte_set_wrprotects);
-	/* only the form that matches the definition runs (a constant branch) */
-	if (KT_WRP_IS(kt_set_wrprotects5_t))
-		((kt_set_wrprotects5_t *)(void *)kt_file_contpte_set_wrprotects)(mm, addr, ptep, nr, 0);
-	else
-		((kt_set_wrprotects4_t *)(void *)kt_file_contpte_set_wrprotects)(mm, addr, ptep, nr);
+	_Generic(kt_file_contpte_set_wrprotects,
+		 kt_set_wrprotects4_t *: kt_set_wrprotects4,
+		 kt_set_wrprotects5_t *: kt_set_wrprotects5)(kt_file_contpte_set_wrprotects,
+							     mm, addr, ptep, nr);
 }
 #endif
 
@@ -183,9 +194,19 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
 #elif defined(KT_HAS_contpte_mkold_clean_ptes)
 typedef void kt_mkold_clean_mm_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
 typedef void kt_mkold_clean_vma_t(struct vm_area_struct *, unsigned long, pte_t *, unsigned int);
-#define KT_MKC_IS(t) __builtin_types_compatible_p(__typeof__(kt_file_contpte_mkold_clean_ptes), t)
-_Static_assert(KT_MKC_IS(kt_mkold_clean_mm_t) || KT_MKC_IS(kt_mkold_clean_vma_t),
+_Static_assert(__builtin_types_compatible_p(__typeof__(kt_file_contpte_mkold_clean_ptes), kt_mkold_clean_mm_t) ||
+	       __builtin_types_compatible_p(__typeof__(kt_file_contpte_mkold_clean_ptes), kt_mkold_clean_vma_t),
 	       "contpte_mkold_clean_ptes: expected (mm or vma, addr, ptep, unsigned int nr)");
+static __maybe_unused void kt_mkold_clean_mm(kt_mkold_clean_mm_t *f, struct vm_area_struct *vma,
+					     unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(vma->vm_mm, addr, ptep, nr);
+}
+static __maybe_unused void kt_mkold_clean_vma(kt_mkold_clean_vma_t *f, struct vm_area_struct *vma,
+					      unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(vma, addr, ptep, nr);
+}
 void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long addr,
 				    pte_t *ptep, unsigned int nr, cydp_t flags)
 {
@@ -195,10 +216,10 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
 		return;
 	}
 	kt_count(KT_FN_contpte_mkold_clean_ptes);
-	if (KT_MKC_IS(kt_mkold_clean_vma_t))
-		((kt_mkold_clean_vma_t *)(void *)kt_file_contpte_mkold_clean_ptes)(vma, addr, ptep, nr);
-	else
-		((kt_mkold_clean_mm_t *)(void *)kt_file_contpte_mkold_clean_ptes)(vma->vm_mm, addr, ptep, nr);
+	_Generic(kt_file_contpte_mkold_clean_ptes,
+		 kt_mkold_clean_mm_t *: kt_mkold_clean_mm,
+		 kt_mkold_clean_vma_t *: kt_mkold_clean_vma)(kt_file_contpte_mkold_clean_ptes,
+							     vma, addr, ptep, nr);
 }
 #endif
 
