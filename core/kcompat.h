@@ -243,4 +243,40 @@ enum kc_mutant_id {
 #undef KC_ENTRY
 #endif
 
+/* ---- batched per-entry helpers (asm/pgtable.h), on the primitives above - */
+static inline void __clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+				     pte_t *ptep, unsigned int nr, int full)
+{
+	(void)full;
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		__ptep_get_and_clear(mm, addr, ptep);
+}
+
+/* The first entry, with the access/dirty state of all nr OR-ed in: the
+ * caller must not lose the dirtiness of what it unmaps. */
+static inline pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
+					      pte_t *ptep, unsigned int nr, int full)
+{
+	pte_t pte = __ptep_get_and_clear(mm, addr, ptep), ent;
+
+	(void)full;
+	while (--nr) {
+		ptep++;
+		addr += PAGE_SIZE;
+		ent = __ptep_get_and_clear(mm, addr, ptep);
+		if (pte_dirty(ent))
+			pte = pte_mkdirty(pte);
+		if (pte_young(ent))
+			pte = pte_mkyoung(pte);
+	}
+	return pte;
+}
+
+static inline void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
+				    pte_t *ptep, unsigned int nr)
+{
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		__ptep_set_wrprotect(mm, addr, ptep);
+}
+
 #endif

@@ -244,8 +244,7 @@ void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pt
 			     unsigned int nr, int full)
 {
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_get_and_clear(mm, addr, ptep);
+	__clear_full_ptes(mm, addr, ptep, nr, full);
 }
 
 /* Returns the first entry with the dirty/young state of all of them: the
@@ -253,20 +252,8 @@ void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pt
 pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				      pte_t *ptep, unsigned int nr, int full)
 {
-	pte_t pte, ent;
-
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	pte = __ptep_get_and_clear(mm, addr, ptep);
-	while (--nr) {
-		ptep++;
-		addr += PAGE_SIZE;
-		ent = __ptep_get_and_clear(mm, addr, ptep);
-		if (pte_dirty(ent))
-			pte = pte_mkdirty(pte);
-		if (pte_young(ent))
-			pte = pte_mkyoung(pte);
-	}
-	return pte;
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 }
 
 /* Widen [addr, addr + nr pages) to whole blocks at a CONT start or end. */
@@ -315,8 +302,7 @@ void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pte
 			    unsigned int nr)
 {
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_set_wrprotect(mm, addr, ptep);
+	__wrprotect_ptes(mm, addr, ptep, nr);
 }
 
 void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long addr,

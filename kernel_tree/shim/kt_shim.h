@@ -116,39 +116,7 @@ static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long 
 	return boundary - 1 < end - 1 ? boundary : end;
 }
 
-static inline void __clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-				     pte_t *ptep, unsigned int nr, int full)
-{
-	(void)full;
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_get_and_clear(mm, addr, ptep);
-}
-
-/* The first entry, with the access/dirty state of all nr OR-ed in. */
-static inline pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-					      pte_t *ptep, unsigned int nr, int full)
-{
-	pte_t pte = __ptep_get_and_clear(mm, addr, ptep), ent;
-
-	(void)full;
-	while (--nr) {
-		ptep++;
-		addr += PAGE_SIZE;
-		ent = __ptep_get_and_clear(mm, addr, ptep);
-		if (pte_dirty(ent))
-			pte = pte_mkdirty(pte);
-		if (pte_young(ent))
-			pte = pte_mkyoung(pte);
-	}
-	return pte;
-}
-
-static inline void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
-				    pte_t *ptep, unsigned int nr)
-{
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_set_wrprotect(mm, addr, ptep);
-}
+/* __clear_full_ptes, __get_and_clear_full_ptes, __wrprotect_ptes: core/kcompat.h */
 
 /* ---- helpers older trees expected from a header ------------------------ */
 #ifdef KT_SHIM_PROVIDE_contpte_align_down
