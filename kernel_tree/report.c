@@ -170,6 +170,18 @@ static int served_by(int i)
 	return -1;
 }
 
+/* Is name one of the file's functions that serve an entry point? */
+static bool driven(const char *name)
+{
+	for (int i = 0; i < KT_FN_COUNT; i++) {
+		int k = served_by(i);
+
+		if (!strcmp(fns[i].name, fns[i].serves) && k >= 0 && !strcmp(fns[k].name, name))
+			return true;
+	}
+	return false;
+}
+
 static bool listed(const char *const *names, unsigned n, const char *name)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -232,7 +244,7 @@ static void report_end(void)
 int kernel_tree_describe(const struct variant *v)
 {
 	const char *env = getenv("KT_FLUSH_LOG");
-	unsigned found = 0, adapted = 0, filled = 0;
+	unsigned found = 0, adapted = 0, filled = 0, undriven = 0;
 
 	if (env && *env) {
 		long n = strtol(env, NULL, 10);
@@ -273,31 +285,18 @@ int kernel_tree_describe(const struct variant *v)
 	fprintf(stderr, "kernel-tree: %u of the file's functions run (%u through adapters), %u filled in by the project\n",
 		found, adapted, filled);
 	/* defined but not driven: unknown names, and older names beside current ones */
-	{
-		char buf[4096];
-		const char *p = kt_tree_info.defined;
-		size_t off = 0;
+	for (const char *p = kt_tree_info.defined; *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+		char name[128];
 
-		buf[0] = 0;
-		while (*p) {
-			size_t n = strcspn(p, " ");
-			char name[128];
-			int k = -1;
-
-			snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), p);
-			for (int i = 0; i < KT_FN_COUNT; i++)
-				if (!strcmp(fns[i].name, name))
-					k = i;
-			if (n && (k < 0 || (strcmp(fns[k].name, fns[k].serves) &&
-					    in_list(kt_tree_info.defined, fns[k].serves))) &&
-			    off < sizeof(buf) - 1)
-				off += snprintf(buf + off, sizeof(buf) - off, " %s", name);
-			p += n;
-			p += strspn(p, " ");
-		}
-		if (off)
-			fprintf(stderr, "kernel-tree: defined in the file but not driven by the harness:%s\n", buf);
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		p += n;
+		if (!driven(name))
+			fprintf(stderr, "%s %s", undriven++ ? "" :
+				"kernel-tree: defined in the file but not driven by the harness:", name);
 	}
+	if (undriven)
+		fprintf(stderr, "\n");
 	if (*kt_tree_info.shim_provided)
 		fprintf(stderr, "kernel-tree: the file expects from a header (the shim provides): %s\n",
 			kt_tree_info.shim_provided);
