@@ -1,0 +1,345 @@
+/*
+ * fuzz/fuzztool.c - what the fuzzing tools (tools/campaign, tools/minimize,
+ * tools/triage, tools/ttfd) need from the engine about one crash file:
+ *
+ *   fuzztool info FILE... [--target=VARIANT[:GRANULE]]
+ *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE"; OUTCOME is
+ *       a violation kind, "clean", "limit" or "rejected"
+ *   fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]
+ *       rewrite FILE as the harness ran it (the target's variant and granule
+ *       in place of the seed's), with "expect" set to what the run gives;
+ *       text unless --binary; prints the outcome (on stderr when the
+ *       script goes to stdout)
+ *
+ * Binary files are read as the harness reads them (fuzz/lenient.h). Without
+ * --target a file runs with its own variant and granule. The
+ * harness (fuzz/harness.c) overrides both, so crash files from a campaign
+ * must be read with the campaign's target to reproduce.
+ *
+ * The signature (tools/triage groups crashes by it):
+ *   KIND|VARIANT|GRANULE|DETECTOR|OTHERS
+ * DETECTOR is the instruction that reported the violation (the read that
+ * returned a bad entry, the writer op whose owed-bits check failed, or
+ * "end" for the end-of-run check); OTHERS is the sorted set of the other
+ * threads' instructions that changed shared memory (a store, an RMW that
+ * changed the word, an RCU publish, a grace period) between the start of
+ * the detector's instruction and the violation. Unlike "the instruction
+ * kinds of every thread" it ignores bystanders: instructions that ran
+ * before the detecting one started, or that only loaded, cannot have
+ * caused what it saw, so two crashes that differ only in such padding
+ * (which the fuzzer adds freely) fall into one group.
+ *
+ * Exit: 0 done, 1 (info) some file was not a violation, 2 bad usage or an
+ * unreadable / undecodable file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/violation.h"
+#include "engine/run.h"
+#include "engine/script.h"
+#include "fuzz/lenient.h"
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: fuzztool info FILE... [--target=VARIANT[:GRANULE]]\n"
+		"       fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]\n");
+	return 2;
+}
+
+static uint8_t *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = SCRIPT_TEXT_MAX + 2;
+	uint8_t *buf;
+
+	if (!f)
+		return NULL;
+	if (!(buf = malloc(cap))) {
+		fclose(f);
+		return NULL;
+	}
+	*len = fread(buf, 1, cap, f);
+	if (ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* 0, or 2 with a message. */
+static int load(const char *path, struct script *s)
+{
+	size_t len;
+	uint8_t *buf = read_all(path, &len);
+	struct script_error err;
+	int rc;
+
+	if (!buf) {
+		fprintf(stderr, "fuzztool: cannot read %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	if (len >= 4 && !memcmp(buf, SCRIPT_MAGIC, 4)) {
+		/* crash files: read as the harness read them */
+		static uint8_t canon[SCRIPT_MAX_BYTES + 1];
+
+		rc = script_decode(canon, fuzz_canonical(buf, len, canon), s, &err);
+	} else {
+		rc = script_load(buf, len, s, &err);
+	}
+	if (rc)
+		fprintf(stderr, "fuzztool: %s: %s %zu: %s\n", path,
+			len >= 4 && !memcmp(buf, SCRIPT_MAGIC, 4) ? "byte offset" : "line",
+			err.offset, err.reason);
+	free(buf);
+	return rc ? 2 : 0;
+}
+
+static int write_out(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "fuzztool: cannot write %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+struct target {
+	char variant[SCRIPT_NAME_MAX + 1];
+	unsigned kb;            /* 0: the file's own */
+};
+
+/* "VARIANT[:GRANULE]"; 0 or 2 with a message. */
+static int parse_target(const char *arg, struct target *t)
+{
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	const struct granule *g;
+
+	if (n == 0 || n > SCRIPT_NAME_MAX)
+		return fprintf(stderr, "fuzztool: --target=VARIANT[:GRANULE], got '%s'\n", arg), 2;
+	memcpy(t->variant, arg, n);
+	t->variant[n] = 0;
+	t->kb = 4;
+	if (colon) {
+		if (!(g = granule_by_name(colon + 1)))
+			return fprintf(stderr, "fuzztool: unknown granule '%s' (4k, 16k, 64k)\n", colon + 1), 2;
+		t->kb = 1u << (g->page_shift - 10);
+	}
+	return 0;
+}
+
+/* Apply the target as the harness does; "rejected" reasons as the harness
+ * would silently reject. 0, 1 rejected (why set), 2 bad target. */
+static int apply_target(struct script *s, const struct target *t, const struct variant **v,
+			const char **why)
+{
+	char err[1024];
+	unsigned cont;
+
+	*v = NULL;
+	if (t->variant[0]) {
+		s->granule_kb = t->kb;
+		strcpy(s->variant, t->variant);
+	}
+	if (!(*v = run_find_variant(s->variant, s->granule_kb, err, sizeof(err)))) {
+		fprintf(stderr, "fuzztool: %s\n", err);
+		return 2;
+	}
+	cont = granule_cont(s->granule_kb);
+	for (unsigned th = 0; th < s->nthreads; th++)
+		for (unsigned i = 0; i < s->ninstr[th]; i++)
+			if (!instr_valid(&s->prog[th][i], cont, s->nblocks, why))
+				return 1;
+	return 0;
+}
+
+static const char *outcome(const struct run_result *r)
+{
+	switch (r->status) {
+	case RS_VIOLATION: return vkind_name(r->vio.kind);
+	case RS_CLEAN: return "clean";
+	case RS_LIMIT: return "limit";
+	default: return "error";
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void signature(const struct script *s, const struct run_result *r, char *out, size_t len)
+{
+	const char *others[SCRIPT_MAX_THREADS * SCRIPT_MAX_INSTRS];
+	bool seen[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS] = { { false } };
+	unsigned n = 0, start = 0;
+	int dt = r->vio_tid, di = r->vio_instr;
+	const char *det = "end";
+	size_t o;
+
+	if (dt >= 0 && dt < (int)s->nthreads && di >= 0 && di < (int)s->ninstr[dt]) {
+		det = instr_name(s->prog[dt][di].op);
+		start = UINT32_MAX;
+		for (unsigned e = 0; e < r->nevents; e++)
+			if (r->events[e].tid == dt && r->events[e].instr == di) {
+				start = r->events[e].step;
+				break;
+			}
+		if (start == UINT32_MAX)
+			start = 0;
+	}
+	for (unsigned e = 0; e < r->nevents; e++) {
+		const struct eng_event *ev = &r->events[e];
+
+		if (ev->step < start || ev->tid == dt || ev->tid >= s->nthreads ||
+		    ev->instr >= s->ninstr[ev->tid] || seen[ev->tid][ev->instr])
+			continue;
+		if (ev->before == ev->after && ev->kind != EK_RCU_ASSIGN && ev->kind != EK_GP)
+			continue;
+		if (ev->kind == EK_LOCK)
+			continue;
+		seen[ev->tid][ev->instr] = true;
+		others[n++] = instr_name(s->prog[ev->tid][ev->instr].op);
+	}
+	qsort(others, n, sizeof(*others), cmp_str);
+	o = (size_t)snprintf(out, len, "%s|%s|%uk|%s|", outcome(r), s->variant, s->granule_kb, det);
+	for (unsigned i = 0; i < n && o < len; i++)
+		if (i == 0 || strcmp(others[i], others[i - 1]))
+			o += (size_t)snprintf(out + o, len - o, "%s%s", o > 0 && out[o - 1] != '|' ? "," : "",
+					      others[i]);
+	if (!n && o < len)
+		snprintf(out + o, len - o, "-");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct target t = { "", 0 };
+	int rc = 0, nfiles = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "--target=", 9)) {
+			if (parse_target(argv[i] + 9, &t))
+				return 2;
+		} else if (argv[i][0] == '-') {
+			return fprintf(stderr, "fuzztool info: unknown option %s\n", argv[i]), usage();
+		} else {
+			nfiles++;
+		}
+	}
+	if (!nfiles)
+		return fprintf(stderr, "fuzztool info: no file given\n"), usage();
+	for (int i = 0; i < argc; i++) {
+		static struct script s;
+		struct run_result r;
+		const struct variant *v;
+		const char *why;
+		char sig[512];
+		struct stat st;
+
+		if (argv[i][0] == '-')
+			continue;
+		if (load(argv[i], &s)) {
+			rc = 2;
+			continue;
+		}
+		switch (apply_target(&s, &t, &v, &why)) {
+		case 2:
+			return 2;
+		case 1:
+			printf("%s\trejected\t%s\t0\n", argv[i], why);
+			if (rc < 1)
+				rc = 1;
+			continue;
+		}
+		struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .record_events = true };
+		if (run_script(&s, &o, &r) == RS_ERROR) {
+			fprintf(stderr, "fuzztool: %s: %s\n", argv[i], r.error);
+			rc = 2;
+			continue;
+		}
+		signature(&s, &r, sig, sizeof(sig));
+		printf("%s\t%s\t%s\t%lld\n", argv[i], outcome(&r), sig,
+		       stat(argv[i], &st) ? -1LL : (long long)st.st_size);
+		if (r.status != RS_VIOLATION && rc < 1)
+			rc = 1;
+	}
+	return rc;
+}
+
+static int cmd_retarget(int argc, char **argv)
+{
+	struct target t = { "", 0 };
+	const char *in = NULL, *out = NULL, *why;
+	bool binary = false;
+	static struct script s;
+	static char text[SCRIPT_TEXT_MAX];
+	static uint8_t bin[SCRIPT_MAX_BYTES];
+	const struct variant *v;
+	struct run_result r;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "--target=", 9)) {
+			if (parse_target(argv[i] + 9, &t))
+				return 2;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--binary")) {
+			binary = true;
+		} else if (argv[i][0] == '-' || in) {
+			return fprintf(stderr, "fuzztool retarget: unexpected argument %s\n", argv[i]), usage();
+		} else {
+			in = argv[i];
+		}
+	}
+	if (!in)
+		return fprintf(stderr, "fuzztool retarget: no file given\n"), usage();
+	if (load(in, &s))
+		return 2;
+	switch (apply_target(&s, &t, &v, &why)) {
+	case 2:
+		return 2;
+	case 1:
+		fprintf(stderr, "fuzztool: %s does not fit %s %uk: %s\n", in, s.variant, s.granule_kb, why);
+		return 2;
+	}
+	struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT } };
+	if (run_script(&s, &o, &r) == RS_ERROR)
+		return fprintf(stderr, "fuzztool: %s: %s\n", in, r.error), 2;
+	s.expect = r.status == RS_VIOLATION ? (uint8_t)EXPECT_KIND(r.vio.kind) :
+		   r.status == RS_CLEAN ? EXPECT_CLEAN : EXPECT_NONE;
+	fprintf(out ? stdout : stderr, "%s\n", outcome(&r));
+	if (binary) {
+		size_t n = script_encode(&s, bin);
+
+		return out ? write_out(out, bin, n) : (fwrite(bin, 1, n, stdout) == n ? 0 : 2);
+	}
+	script_print(&s, text, sizeof(text));
+	if (out)
+		return write_out(out, text, strlen(text));
+	fputs(text, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[1], "info"))
+		return cmd_info(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "retarget"))
+		return cmd_retarget(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(), 0;
+	fprintf(stderr, "fuzztool: unknown command '%s'\n", argv[1]);
+	return usage();
+}

@@ -1,0 +1,212 @@
+/*
+ * fuzz/harness.c - AFL++ / libFuzzer target over interleaving scripts.
+ *
+ * Each input is a binary script (engine/script.h; text is rejected: AFL++
+ * mutates bytes), read leniently (fuzz/lenient.h: the schedule is the bytes
+ * present, whatever its length field says) and decoded by script_decode. The script's own granule and variant are replaced by the
+ * campaign's target, the script is run on the deterministic engine with
+ * its schedule (ES_SCRIPT), and a violation of the contract aborts with a
+ * report on stderr: that is the "crash" the fuzzer saves. Inputs that do
+ * not decode, or whose instructions do not fit the target's granule, are
+ * rejected by returning quietly; a run that hits the step limit is a normal
+ * return too. Nothing else aborts.
+ *
+ * Environment (read once, at start-up; bad values: a message and exit 2):
+ *   FUZZ_VARIANT    the variant to run, default "baseline"
+ *   FUZZ_GRANULE    4k, 16k or 64k, default 4k
+ *   FUZZ_ONLY_KIND  abort only on these violation kinds (KIND[,KIND...];
+ *                   '|' separates too, as in core/mutants.bzl): afl-tmin
+ *                   keeps the kind while it minimizes (tools/minimize),
+ *                   tools/ttfd waits for the expected kind
+ *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
+ *
+ * Because the run uses the target's variant and granule, a crash file still
+ * names the seed's: tools/campaign, tools/minimize and tools/triage rewrite
+ * it for replay (fuzz/fuzztool retarget).
+ *
+ * Interleaving feedback. Every load the engine performs calls
+ * run_opts.feature with a hash of (thread, instruction, word, the store it
+ * read from): which reads-from pairs a schedule produced. Edge coverage
+ * alone cannot tell two schedules apart that run the same code; these
+ * features can, so AFL++ keeps schedules that make new reads-from pairs.
+ *   - AFL++: the features get slots of their own in AFL's map. The harness
+ *     declares FEATURE_SLOTS 32-bit guards in the __sancov_guards section,
+ *     the section afl-clang-fast's pc-guard instrumentation collects its
+ *     edge guards in. The linker merges them with the real guards, so
+ *     afl-compiler-rt's __sanitizer_cov_trace_pc_guard_init numbers them
+ *     like edges (the map grows by FEATURE_SLOTS, the forkserver reports
+ *     the larger size to afl-fuzz) and a feature f is recorded by
+ *     __sanitizer_cov_trace_pc_guard(&guard[f % FEATURE_SLOTS]): AFL's own
+ *     hit counter for that slot. Measured to work with AFL++ 4.04c: the
+ *     slots show up in afl-showmap, and a campaign with features on finds
+ *     more paths than one with FUZZ_FEATURES=0 (docs/fuzzing.md). Writing
+ *     into __afl_area_ptr[f % __afl_map_size] directly would also work
+ *     but shares the slots with real edges (and __afl_map_size is only
+ *     the real size once the forkserver has set it).
+ *   - libFuzzer: a counter array in the __libfuzzer_extra_counters section,
+ *     which libFuzzer reads as additional coverage.
+ *   - standalone: no feedback (the callback is not installed).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/violation.h"
+#include "engine/run.h"
+#include "engine/script.h"
+#include "fuzz/lenient.h"
+
+#define FEATURE_SLOTS 16384
+
+#if defined(FUZZ_LIBFUZZER)
+__attribute__((section("__libfuzzer_extra_counters"), used))
+static uint8_t feature_counters[FEATURE_SLOTS];
+
+static void feature(uint32_t f)
+{
+	feature_counters[f % FEATURE_SLOTS]++;
+}
+#define HAVE_FEATURES 1
+#elif defined(__AFL_COMPILER) && defined(__AFL_FUZZ_TESTCASE_LEN)
+__attribute__((section("__sancov_guards"), used, aligned(4)))
+static uint32_t feature_guards[FEATURE_SLOTS];
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
+
+static void feature(uint32_t f)
+{
+	__sanitizer_cov_trace_pc_guard(&feature_guards[f % FEATURE_SLOTS]);
+}
+#define HAVE_FEATURES 1
+#else
+#define HAVE_FEATURES 0
+#endif
+
+static const struct variant *target;
+static unsigned target_kb;
+static uint32_t only_kinds;             /* bit per enum vkind; 0: any */
+static void (*feature_fn)(uint32_t);
+
+static void die_usage(const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "harness: ");
+	fprintf(stderr, fmt, a, b);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static void fuzz_init(void)
+{
+	const char *vname = getenv("FUZZ_VARIANT"), *gname = getenv("FUZZ_GRANULE");
+	const char *kind = getenv("FUZZ_ONLY_KIND"), *feat = getenv("FUZZ_FEATURES");
+	const struct granule *g;
+	char err[1024];
+
+	/* a fork server child left stopped when afl-fuzz dies must die with
+	 * its orphaned process group (SIGHUP), even under nohup */
+	signal(SIGHUP, SIG_DFL);
+	if (!vname || !*vname)
+		vname = "baseline";
+	if (!gname || !*gname)
+		gname = "4k";
+	if (!(g = granule_by_name(gname)))
+		die_usage("FUZZ_GRANULE='%s' is not a granule (4k, 16k, 64k)%s", gname, "");
+	target_kb = 1u << (g->page_shift - 10);
+	if (strlen(vname) > SCRIPT_NAME_MAX)
+		die_usage("FUZZ_VARIANT='%s' is too long%s", vname, "");
+	if (!(target = run_find_variant(vname, target_kb, err, sizeof(err))))
+		die_usage("FUZZ_VARIANT: %s%s", err, "");
+	if (kind && *kind) {
+		char list[256], *save, *t;
+
+		snprintf(list, sizeof(list), "%s", kind);
+		for (t = strtok_r(list, ",|", &save); t; t = strtok_r(NULL, ",|", &save)) {
+			enum vkind k = vkind_by_name(t);
+
+			if (k == VK_NONE)
+				die_usage("FUZZ_ONLY_KIND: '%s' is not a violation kind (%s)", t, vkind_names());
+			only_kinds |= 1u << k;
+		}
+		if (!only_kinds)
+			die_usage("FUZZ_ONLY_KIND='%s' names no violation kind%s", kind, "");
+	}
+	if (feat && strcmp(feat, "0") && strcmp(feat, "1"))
+		die_usage("FUZZ_FEATURES='%s': 0 or 1%s", feat, "");
+#if HAVE_FEATURES
+	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
+#endif
+
+	/* Warm up before the fork server: segments for 1-4 blocks and every
+	 * coroutine stack, so no child builds them again. */
+	static struct script w;
+	struct run_result r;
+
+	for (unsigned nb = 1; nb <= SCRIPT_MAX_BLOCKS; nb++) {
+		memset(&w, 0, sizeof(w));
+		w.granule_kb = target_kb;
+		strcpy(w.variant, target->name);
+		w.nblocks = nb;
+		w.nthreads = SCRIPT_MAX_THREADS;
+		struct run_opts o = { .variant = target, .policy = { .kind = ES_SCRIPT } };
+		if (run_script(&w, &o, &r) == RS_ERROR)
+			die_usage("cannot run on %s: %s", target->name, r.error);
+	}
+}
+
+/* The report: what the engine's replay prints, plus the script in text
+ * form with the target's variant and granule (the one that reproduces). */
+static void report(struct script *s, const struct run_result *r)
+{
+	static char text[SCRIPT_TEXT_MAX];
+
+	fprintf(stderr, "==== contpte violation: %s\n", vkind_name(r->vio.kind));
+	fprintf(stderr, "variant %s, granule %uk; found by thread %d at instruction %d (%llu steps)\n",
+		target->name, target_kb, r->vio_tid, r->vio_instr, (unsigned long long)r->steps);
+	fprintf(stderr, "%s\n%s", r->vio.summary, r->vio.detail);
+	s->expect = (uint8_t)EXPECT_KIND(r->vio.kind);
+	script_print(s, text, sizeof(text));
+	fprintf(stderr, "---- script (replay: tools/repro FILE) ----\n%s---- end of script\n", text);
+	fflush(stderr);
+}
+
+static void fuzz_one(const uint8_t *data, size_t len)
+{
+	static struct script s;
+	static uint8_t canon[SCRIPT_MAX_BYTES + 1];
+	struct script_error err;
+	struct run_result r;
+	const char *why;
+	unsigned cont = granule_cont(target_kb);
+	static unsigned errors;
+
+	if (script_decode(canon, fuzz_canonical(data, len, canon), &s, &err))
+		return;
+	s.granule_kb = target_kb;
+	memcpy(s.variant, target->name, strlen(target->name) + 1);
+	for (unsigned t = 0; t < s.nthreads; t++)
+		for (unsigned i = 0; i < s.ninstr[t]; i++)
+			if (!instr_valid(&s.prog[t][i], cont, s.nblocks, &why))
+				return;         /* entries beyond the target's block */
+
+	struct run_opts o = { .variant = target, .policy = { .kind = ES_SCRIPT }, .feature = feature_fn };
+
+	switch (run_script(&s, &o, &r)) {
+	case RS_VIOLATION:
+		if (only_kinds && !(only_kinds >> r.vio.kind & 1))
+			return;
+		report(&s, &r);
+		abort();
+	case RS_ERROR:
+		/* a harness bug (engine deadlock) or no memory: say so, but a
+		 * fuzzer crash must mean a contract violation */
+		if (errors++ < 10)
+			fprintf(stderr, "harness: run error (not a violation): %s\n", r.error);
+		return;
+	default:
+		return;
+	}
+}
+
+#include "fuzz/entry.h"

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM SEED.bin...
+#
+# The fuzz targets' standalone drivers (default config, no AFL):
+#   1. the harness runs every binary seed on baseline 4k and 16k without
+#      aborting, and --check accepts the default environment;
+#   2. a known violation (no_consistency_check, phantom_bit) aborts
+#      (SIGABRT) with the report on stderr: the kind, the variant/granule
+#      and the script in text form with "expect phantom_bit";
+#   3. FUZZ_ONLY_KIND of another kind lets the same input return normally,
+#      lists containing its kind (',' or '|') abort, and the same input is
+#      clean on baseline;
+#   4. the harness overrides the script's variant: the crash file with its
+#      variant line changed to baseline still aborts under
+#      FUZZ_VARIANT=no_consistency_check;
+#   5. rejects return quietly: a text script, garbage, an empty input;
+#   6. bad FUZZ_VARIANT / FUZZ_GRANULE / FUZZ_ONLY_KIND / FUZZ_FEATURES:
+#      exit 2 with a message naming the variable;
+#   7. decoder_fuzz runs clean over the seeds (binary and text) and garbage,
+#      and the empty target runs.
+set -u
+HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5
+shift 5
+SEEDS=("$@")
+TMP=${TEST_TMPDIR:-$(mktemp -d)}
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+[ ${#SEEDS[@]} -ge 3 ] || fail "expected at least 3 binary seeds, got ${#SEEDS[@]}"
+
+# 1
+"$HARNESS" --check && ok "--check with the default environment" || fail "--check"
+for g in 4k 16k; do
+  if FUZZ_GRANULE=$g "$HARNESS" "${SEEDS[@]}" 2>"$TMP/err"; then
+    ok "seeds clean on baseline $g"
+  else
+    fail "harness aborted on a seed on baseline $g: $(head -3 "$TMP/err")"
+  fi
+done
+
+# 2
+"$ASM" "$CRASH" "$TMP/crash.bin" || fail "script_asm on the crash file"
+FUZZ_VARIANT=no_consistency_check "$HARNESS" "$TMP/crash.bin" 2>"$TMP/report"
+rc=$?
+if [ $rc -eq 134 ]; then ok "violation aborts (rc 134)"; else fail "violation: rc $rc, expected 134 (SIGABRT)"; fi
+for want in '==== contpte violation: phantom_bit' 'variant no_consistency_check, granule 4k' \
+            '^contpte-script 1' '^variant no_consistency_check' '^expect phantom_bit' '^schedule '; do
+  grep -q -- "$want" "$TMP/report" && ok "report has: $want" || fail "report lacks '$want'"
+done
+
+# 3
+FUZZ_VARIANT=no_consistency_check FUZZ_ONLY_KIND=dirty_lost "$HARNESS" "$TMP/crash.bin" \
+  && ok "FUZZ_ONLY_KIND=dirty_lost: normal return" || fail "FUZZ_ONLY_KIND=dirty_lost still aborted"
+for k in phantom_bit 'dirty_lost|phantom_bit' lost_bit,phantom_bit; do
+  FUZZ_VARIANT=no_consistency_check FUZZ_ONLY_KIND=$k "$HARNESS" "$TMP/crash.bin" 2>/dev/null
+  [ $? -eq 134 ] && ok "FUZZ_ONLY_KIND=$k: aborts" || fail "FUZZ_ONLY_KIND=$k did not abort"
+done
+"$HARNESS" "$TMP/crash.bin" && ok "clean on baseline" || fail "crash input not clean on baseline"
+
+# 4
+sed 's/^variant .*/variant baseline/' "$CRASH" > "$TMP/crash_baseline.txt"
+"$ASM" "$TMP/crash_baseline.txt" "$TMP/crash_baseline.bin" || fail "script_asm"
+FUZZ_VARIANT=no_consistency_check "$HARNESS" "$TMP/crash_baseline.bin" 2>/dev/null
+[ $? -eq 134 ] && ok "target variant overrides the script's" || fail "variant not overridden"
+
+# 5
+printf 'garbage\x00\xff' > "$TMP/garbage"
+: > "$TMP/empty"
+printf 'CPTS\x01\x04' > "$TMP/truncated"
+FUZZ_VARIANT=no_consistency_check "$HARNESS" "$CRASH" "$TMP/garbage" "$TMP/empty" "$TMP/truncated" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && ok "text, garbage, empty, truncated: quiet returns" \
+  || fail "rejects: rc $rc, stderr: $(head -3 "$TMP/err")"
+
+# 6
+bad() {  # bad VAR=VALUE WORD: exit 2 and a message containing WORD
+  local out rc
+  out=$(env "$1" "$HARNESS" --check 2>&1); rc=$?
+  if [ $rc -eq 2 ] && grep -q -- "$2" <<<"$out"; then ok "$1: exit 2 ($out)"; else fail "$1: rc $rc, '$out'"; fi
+}
+bad FUZZ_VARIANT=nosuch FUZZ_VARIANT
+bad FUZZ_GRANULE=8k FUZZ_GRANULE
+bad FUZZ_ONLY_KIND=nosuch FUZZ_ONLY_KIND
+bad 'FUZZ_ONLY_KIND=dirty_lost|nosuch' FUZZ_ONLY_KIND
+bad FUZZ_ONLY_KIND=, FUZZ_ONLY_KIND
+bad FUZZ_FEATURES=yes FUZZ_FEATURES
+"$HARNESS" "$TMP/does-not-exist" 2>/dev/null
+[ $? -eq 2 ] && ok "unreadable file: exit 2" || fail "unreadable file: not exit 2"
+
+# 7
+"$DECODER" "${SEEDS[@]}" "$CRASH" "$TMP/garbage" "$TMP/empty" "$TMP/truncated" \
+  && ok "decoder_fuzz clean" || fail "decoder_fuzz"
+"$EMPTY" "${SEEDS[@]}" && ok "empty target" || fail "empty target"
+
+echo "$fails failure(s)"
+[ $fails -eq 0 ]

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT FUZZ_COMMON TRIAGE SEED.bin...
+#
+# The crash-file tools on the default build (no AFL):
+#   1. fuzztool info: the crash file's outcome and signature with its own
+#      variant (phantom_bit, detector "read"); a campaign-style copy (the
+#      seed's variant, baseline, in the file) is clean by itself and
+#      phantom_bit with --target=no_consistency_check; bad target: exit 2;
+#      binary crash files with a stale schedule length still read;
+#   2. fuzztool retarget writes a text script with the target's variant and
+#      "expect phantom_bit" that the engine replays with --check-expect;
+#   3. tools/triage over a directory with two crashes that differ only in
+#      padding (an instruction that never runs) and a clean seed: one group
+#      of 2, the smaller file as representative, written so that it replays;
+#      and a bad directory or target: exit 2.
+set -u
+FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
+shift 6
+SEEDS=("$@")
+TMP=${TEST_TMPDIR:-$(mktemp -d)}
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+# 1
+line=$("$FUZZTOOL" info "$CRASH")
+rc=$?
+IFS=$'\t' read -r _ outcome sig _ <<<"$line"
+[ $rc -eq 0 ] && [ "$outcome" = phantom_bit ] && ok "info: $line" || fail "info: rc $rc, '$line'"
+[[ $sig == phantom_bit\|no_consistency_check\|4k\|read\|* ]] && ok "signature $sig" || fail "signature '$sig'"
+sed 's/^variant .*/variant baseline/' "$CRASH" > "$TMP/as_seed.txt"
+"$ASM" "$TMP/as_seed.txt" "$TMP/as_seed.bin" || fail "script_asm"
+line=$("$FUZZTOOL" info "$TMP/as_seed.bin"); rc=$?
+[ $rc -eq 1 ] && [[ $line == *$'\t'clean$'\t'* ]] && ok "own variant (baseline): clean, exit 1" || fail "own variant: rc $rc '$line'"
+line=$("$FUZZTOOL" info --target=no_consistency_check:4k "$TMP/as_seed.bin"); rc=$?
+IFS=$'\t' read -r _ _ sig2 _ <<<"$line"
+[ $rc -eq 0 ] && [ "$sig2" = "$sig" ] && ok "--target: same signature" || fail "--target: rc $rc '$line'"
+"$FUZZTOOL" info --target=nosuch "$TMP/as_seed.bin" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bad target: exit 2" || fail "bad target not exit 2"
+"$FUZZTOOL" info --target=baseline:8k "$TMP/as_seed.bin" >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bad granule: exit 2" || fail "bad granule not exit 2"
+
+# 1b: crash files are read as the harness reads them (fuzz/lenient.h):
+# schedule bytes appended past the length field, or the file cut inside
+# the schedule, still read (the engine's strict decoder rejects both)
+cp "$TMP/as_seed.bin" "$TMP/longer.bin"; printf '\x00\x01\x02' >> "$TMP/longer.bin"
+head -c -5 "$TMP/as_seed.bin" > "$TMP/shorter.bin"
+for f in longer shorter; do
+  "$ENGINE" replay "$TMP/$f.bin" >/dev/null 2>&1
+  [ $? -eq 2 ] || fail "engine replay accepts the non-canonical $f.bin?"
+  line=$("$FUZZTOOL" info --target=no_consistency_check "$TMP/$f.bin"); rc=$?
+  [ $rc -le 1 ] && [[ $line != *rejected* ]] && ok "lenient read of $f.bin: $(cut -f2 <<<"$line")" || fail "$f.bin: rc $rc '$line'"
+done
+
+# 2
+out=$("$FUZZTOOL" retarget --target=no_consistency_check "$TMP/as_seed.bin" -o "$TMP/re.txt")
+[ "$out" = phantom_bit ] && ok "retarget prints phantom_bit" || fail "retarget printed '$out'"
+grep -q '^variant no_consistency_check$' "$TMP/re.txt" && grep -q '^expect phantom_bit$' "$TMP/re.txt" \
+  && ok "retarget: variant and expect" || fail "retarget output: $(head -8 "$TMP/re.txt")"
+"$ENGINE" replay --check-expect --quiet "$TMP/re.txt" && ok "retargeted script replays" || fail "replay --check-expect"
+
+# 3: a tools dir shaped like the repository's (triage sources fuzz-common.sh next to it)
+mkdir -p "$TMP/tools" "$TMP/bin" "$TMP/crashes"
+cp "$COMMON" "$TMP/tools/fuzz-common.sh"; cp "$TRIAGE" "$TMP/tools/triage"
+for b in "$FUZZTOOL" "$ENGINE" "$ASM"; do ln -sf "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")" "$TMP/bin/"; done
+cp "$TMP/as_seed.bin" "$TMP/crashes/id:000000,sig:06,src:000001,op:havoc"
+# padding: a fourth read in thread 0 after the detecting one (never runs)
+awk '{print} /^thread 0$/ {t=1} t && /^  read 0 1$/ {print "  read 0 7"; t=0}' "$TMP/as_seed.txt" > "$TMP/padded.txt"
+"$ASM" "$TMP/padded.txt" "$TMP/crashes/id:000001,sig:06,src:000002,op:havoc" || fail "script_asm padded"
+cp "${SEEDS[0]}" "$TMP/crashes/id:000002,sig:06,src:000000,op:flip1"
+(cd "$TMP" && FUZZ_BIN_DIR=$TMP/bin tools/triage "$TMP" --target=no_consistency_check:4k -o "$TMP/tri") >"$TMP/tri.log" 2>&1
+rc=$?
+cat "$TMP/tri.log"
+[ $rc -eq 0 ] && ok "triage exit 0" || fail "triage rc $rc"
+grep -q '2 reproduce a violation, 1 do not' "$TMP/tri.log" && ok "triage counts" || fail "triage counts"
+grep -q '^2 .*phantom_bit|no_consistency_check|4k|read|.*id:000000' "$TMP/tri.log" \
+  && ok "one group of 2, the smaller file" || fail "group line"
+grep -q '1 group(s)' "$TMP/tri.log" && ok "1 group" || fail "group count"
+rep=$(ls "$TMP"/tri/*.txt 2>/dev/null | head -1)
+[ -n "$rep" ] && "$ENGINE" replay --check-expect --quiet "$rep" && ok "representative replays" || fail "representative"
+(cd "$TMP" && FUZZ_BIN_DIR=$TMP/bin tools/triage "$TMP/nope" >/dev/null 2>&1)
+[ $? -eq 2 ] && ok "triage missing dir: exit 2" || fail "triage missing dir"
+(cd "$TMP" && FUZZ_BIN_DIR=$TMP/bin tools/triage "$TMP/crashes" --target=no_such >/dev/null 2>&1)
+[ $? -eq 2 ] && ok "triage bad target: exit 2" || fail "triage bad target"
+
+echo "$fails failure(s)"
+[ $fails -eq 0 ]
