@@ -32,6 +32,29 @@
 
 static const char *prog = "engine";
 
+/* Kernel-tree builds (kernel_tree/report.c) describe themselves: the file's
+ * functions that run, what the project fills in, and at exit the calls and
+ * flushes the file made. Absent from other builds. */
+extern int kernel_tree_describe(const struct variant *v) __attribute__((weak));
+
+static void describe_subject(const struct variant *v)
+{
+	static bool done;
+
+	if (done || !v)
+		return;
+	done = true;
+	if (kernel_tree_describe && !strcmp(v->name, "kernel_tree")) {
+		kernel_tree_describe(v);
+	} else if (v->n_provided + v->n_defaults) {
+		fprintf(stderr, "%s: the plug-in file defines:", prog);
+		for (unsigned i = 0; i < v->n_provided; i++)
+			fprintf(stderr, " %s", v->provided[i]);
+		fprintf(stderr, "\n%s: the project provides the other %u entry points (core/kernel/)\n",
+			prog, v->n_defaults);
+	}
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -179,6 +202,11 @@ static int cmd_replay(int argc, char **argv)
 				return fprintf(stderr, "%s: variant name too long\n", prog), 2;
 			strcpy(s.variant, variant);
 		}
+		if (!quiet) {
+			char e2[512];
+
+			describe_subject(run_find_variant(s.variant, s.granule_kb, e2, sizeof(e2)));
+		}
 		run_script(&s, &o, &r);
 		if (r.status == RS_ERROR) {
 			fprintf(stderr, "%s: %s: %s\n", prog, argv[i], r.error);
@@ -300,6 +328,7 @@ static int cmd_explore(int argc, char **argv)
 	const struct variant *v = run_find_variant(variant, kb, err, sizeof(err));
 	if (!v)
 		return fprintf(stderr, "%s: %s\n", prog, err), 2;
+	describe_subject(v);
 	if (!runs && !seconds)
 		seconds = 10;
 	struct script *pool = NULL;
@@ -313,7 +342,7 @@ static int cmd_explore(int argc, char **argv)
 	static struct script s;
 	struct run_result r;
 
-	fprintf(stderr, "%s explore: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
+	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
 		strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
 		v->name, kb, npool ? "seed-corpus" : "random", (unsigned long long)seed);
 	for (;;) {

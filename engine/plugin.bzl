@@ -5,6 +5,7 @@ tools/explore --strategy=afl). The file and the project's weak defaults are
 built on the scheduler backend, as tools/plugin/defs.bzl builds them for
 stress mode."""
 
+load("//kernel_tree:defs.bzl", "kernel_tree_library")
 load("//tools/plugin:defs.bzl", "WARNINGS_AS_ERRORS", "weak_defaults_library")
 
 SCHED_COPTS = [
@@ -40,3 +41,18 @@ def plugin_engine(name, src, granule_kb, tags = [], main = "//engine:main.c", de
     )
     weak_defaults_library(name + "_project", granule_kb, "plugin", copts = SCHED_COPTS, deps = SCHED_DEPS, tags = tags)
     engine_binary(name, [name + "_file", name + "_project"], main, deps, copts, linkopts, tags)
+
+def kernel_tree_engine(name, src, granule_kb, tags = [], main = "//engine:main.c", deps = ["//engine:tools_lib"], copts = [], linkopts = []):
+    """engine_binary over a kernel tree's contpte.c (kernel_tree/defs.bzl),
+    variant "kernel_tree"."""
+    weak_defaults_library(name + "_project", granule_kb, "kernel_tree", copts = SCHED_COPTS, deps = SCHED_DEPS, tags = tags)
+    kernel_tree_library(
+        name = name + "_tree",
+        src = src,
+        granule_kb = granule_kb,
+        copts = SCHED_COPTS,
+        deps = SCHED_DEPS,
+        project = ":" + name + "_project",
+        tags = tags,
+    )
+    engine_binary(name, [name + "_tree"], main, deps, copts, linkopts, tags)
