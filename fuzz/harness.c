@@ -59,7 +59,9 @@
 #include "engine/script.h"
 #include "fuzz/lenient.h"
 
-#define FEATURE_SLOTS 16384
+#ifndef FEATURE_SLOTS
+#define FEATURE_SLOTS 4096
+#endif
 
 #if defined(FUZZ_LIBFUZZER)
 __attribute__((section("__libfuzzer_extra_counters"), used))

@@ -5,6 +5,9 @@
 # engine and fuzztool built the same way run fine outside afl-fuzz), or
 # taken from $FUZZ_BIN_DIR (harness, fuzztool, script_asm, empty_target,
 # decoder_fuzz, engine side by side: how the Bazel tests run the tools).
+# What afl-fuzz runs is the one-variant harness of the target
+# (//fuzz:harness_VARIANT_GRANULE, target_harness below); the all-variants
+# //fuzz:harness checks target names.
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -20,7 +23,7 @@ parse_target() {
   case $T_GRANULE in 4k|16k|64k) ;; *) die2 "unknown granule '$T_GRANULE' (4k, 16k, 64k)";; esac
 }
 
-# fuzz_bins: set HARNESS FUZZTOOL ASM EMPTY DECODER ENGINE
+# fuzz_bins: set HARNESS (all variants) FUZZTOOL ASM EMPTY DECODER ENGINE
 fuzz_bins() {
   if [ -n "${FUZZ_BIN_DIR:-}" ]; then
     local d=$FUZZ_BIN_DIR
@@ -40,6 +43,29 @@ fuzz_bins() {
   [ -x "$bin/fuzz/harness" ] || die2 "built harness not found under $bin"
   HARNESS=$bin/fuzz/harness FUZZTOOL=$bin/fuzz/fuzztool ASM=$bin/fuzz/script_asm
   EMPTY=$bin/fuzz/empty_target DECODER=$bin/fuzz/decoder_fuzz ENGINE=$bin/engine/engine
+  AFL_BIN=$bin
+}
+
+# target_harness [VARIANT GRANULE]...: after check_target, build the
+# one-variant harnesses (default: the target's) and set HARNESS to the
+# (first) one; TARGET_HARNESS_DIR holds them all as harness_VARIANT_GRANULE
+target_harness() {
+  local labels=() v g
+  [ $# -gt 0 ] || set -- "$T_VARIANT" "$T_GRANULE"
+  if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    TARGET_HARNESS_DIR=$FUZZ_BIN_DIR
+    [ -x "$FUZZ_BIN_DIR/harness_$1_$2" ] && HARNESS=$FUZZ_BIN_DIR/harness_$1_$2
+    return 0
+  fi
+  while [ $# -ge 2 ]; do labels+=("//fuzz:harness_$1_$2"); shift 2; done
+  local log; log=$(mktemp)
+  if ! (cd "$REPO" && bazel build --config=afl "${labels[@]}") >"$log" 2>&1; then
+    tail -30 "$log" >&2; rm -f "$log"
+    die2 "bazel build --config=afl ${labels[*]} failed"
+  fi
+  rm -f "$log"
+  TARGET_HARNESS_DIR=$AFL_BIN/fuzz
+  HARNESS=$AFL_BIN/fuzz/${labels[0]#//fuzz:}
 }
 
 # check_target: exit 2 with the harness's own message if the target is not built
