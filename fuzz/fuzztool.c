@@ -11,6 +11,12 @@
  *       text unless --binary; prints the outcome (on stderr when the
  *       script goes to stdout)
  *
+ *   fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]
+ *       run each file N times (default 5) in this one process, as a
+ *       persistent-mode child does, and compare the trace hash, the steps
+ *       and the sequence of interleaving features between runs: what
+ *       afl-fuzz reports as instability; exit 1 if any file differs
+ *
  * Binary files are read as the harness reads them (fuzz/lenient.h). Without
  * --target a file runs with its own variant and granule. The
  * harness (fuzz/harness.c) overrides both, so crash files from a campaign
@@ -48,7 +54,8 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: fuzztool info FILE... [--target=VARIANT[:GRANULE]]\n"
-		"       fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]\n");
+		"       fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]\n"
+		"       fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]\n");
 	return 2;
 }
 
@@ -73,8 +80,9 @@ static uint8_t *read_all(const char *path, size_t *len)
 	return buf;
 }
 
-/* 0, or 2 with a message. */
-static int load(const char *path, struct script *s)
+/* 0, or 2 with a message. Binary files are read as the harness reads them,
+ * with entries fitted to cont (0: the file's own granule). */
+static int load_cont(const char *path, struct script *s, unsigned cont)
 {
 	size_t len;
 	uint8_t *buf = read_all(path, &len);
@@ -88,8 +96,10 @@ static int load(const char *path, struct script *s)
 	if (len >= 4 && !memcmp(buf, SCRIPT_MAGIC, 4)) {
 		/* crash files: read as the harness read them */
 		static uint8_t canon[SCRIPT_MAX_BYTES + 1];
+		size_t clen;
 
-		rc = script_decode(canon, fuzz_canonical(buf, len, canon), s, &err);
+		fuzz_canonical(buf, len, canon, &clen, cont);
+		rc = script_decode(canon, clen, s, &err);
 	} else {
 		rc = script_load(buf, len, s, &err);
 	}
@@ -99,6 +109,13 @@ static int load(const char *path, struct script *s)
 			err.offset, err.reason);
 	free(buf);
 	return rc ? 2 : 0;
+}
+
+static unsigned load_cont_kb;    /* the target's granule, 0: none */
+
+static int load(const char *path, struct script *s)
+{
+	return load_cont(path, s, granule_cont(load_cont_kb));
 }
 
 static int write_out(const char *path, const void *data, size_t len)
@@ -134,6 +151,7 @@ static int parse_target(const char *arg, struct target *t)
 			return fprintf(stderr, "fuzztool: unknown granule '%s' (4k, 16k, 64k)\n", colon + 1), 2;
 		t->kb = 1u << (g->page_shift - 10);
 	}
+	load_cont_kb = t->kb;
 	return 0;
 }
 
@@ -329,6 +347,88 @@ static int cmd_retarget(int argc, char **argv)
 	return 0;
 }
 
+static uint64_t feat_hash, feat_count;
+
+static void feature_sink(uint32_t f)
+{
+	feat_hash = (feat_hash ^ f) * 0x100000001b3ULL;
+	feat_count++;
+}
+
+static int cmd_stable(int argc, char **argv)
+{
+	struct target t = { "", 0 };
+	unsigned runs = 5;
+	int rc = 0, nfiles = 0;
+
+	for (int i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "--target=", 9)) {
+			if (parse_target(argv[i] + 9, &t))
+				return 2;
+		} else if (!strncmp(argv[i], "--runs=", 7)) {
+			char *end;
+
+			runs = (unsigned)strtoul(argv[i] + 7, &end, 10);
+			if (*end || runs < 2)
+				return fprintf(stderr, "fuzztool stable: --runs=N, N >= 2\n"), 2;
+		} else if (argv[i][0] == '-') {
+			return fprintf(stderr, "fuzztool stable: unknown option %s\n", argv[i]), usage();
+		} else {
+			nfiles++;
+		}
+	}
+	if (!nfiles)
+		return fprintf(stderr, "fuzztool stable: no file given\n"), usage();
+	for (int i = 0; i < argc; i++) {
+		static struct script s;
+		const struct variant *v;
+		const char *why;
+		uint64_t h0 = 0, s0 = 0, f0 = 0, n0 = 0;
+		bool same = true;
+
+		if (argv[i][0] == '-')
+			continue;
+		if (load(argv[i], &s)) {
+			rc = 2;
+			continue;
+		}
+		int a = apply_target(&s, &t, &v, &why);
+		if (a == 2)
+			return 2;
+		if (a == 1) {
+			printf("%s: rejected (%s)\n", argv[i], why);
+			continue;
+		}
+		for (unsigned k = 0; k < runs; k++) {
+			struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .feature = feature_sink };
+			struct run_result r;
+
+			feat_hash = 0xcbf29ce484222325ULL;
+			feat_count = 0;
+			run_script(&s, &o, &r);
+			if (k == 0) {
+				h0 = r.hash, s0 = r.steps, f0 = feat_hash, n0 = feat_count;
+				continue;
+			}
+			if (r.hash != h0 || r.steps != s0 || feat_hash != f0 || feat_count != n0) {
+				printf("%s: run %u differs from run 1: trace %016llx/%016llx, steps %llu/%llu, features %llu/%llu (%s)\n",
+				       argv[i], k + 1, (unsigned long long)r.hash, (unsigned long long)h0,
+				       (unsigned long long)r.steps, (unsigned long long)s0,
+				       (unsigned long long)feat_count, (unsigned long long)n0,
+				       feat_hash == f0 ? "same feature sequence" : "different feature sequence");
+				same = false;
+				break;
+			}
+		}
+		if (same)
+			printf("%s: %u runs identical (trace %016llx, %llu steps, %llu features)\n", argv[i], runs,
+			       (unsigned long long)h0, (unsigned long long)s0, (unsigned long long)n0);
+		else if (rc < 1)
+			rc = 1;
+	}
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -338,6 +438,8 @@ int main(int argc, char **argv)
 		return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "retarget"))
 		return cmd_retarget(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "stable"))
+		return cmd_stable(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(), 0;
 	fprintf(stderr, "fuzztool: unknown command '%s'\n", argv[1]);

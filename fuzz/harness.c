@@ -2,8 +2,9 @@
  * fuzz/harness.c - AFL++ / libFuzzer target over interleaving scripts.
  *
  * Each input is a binary script (engine/script.h; text is rejected: AFL++
- * mutates bytes), read leniently (fuzz/lenient.h: the schedule is the bytes
- * present, whatever its length field says) and decoded by script_decode. The script's own granule and variant are replaced by the
+ * mutates bytes), read leniently (fuzz/lenient.h: out-of-range fields are
+ * repaired rather than rejected, the schedule is the bytes present) and
+ * decoded by script_decode. The script's own granule and variant are replaced by the
  * campaign's target, the script is run on the deterministic engine with
  * its schedule (ES_SCRIPT), and a violation of the contract aborts with a
  * report on stderr: that is the "crash" the fuzzer saves. Inputs that do
@@ -20,9 +21,10 @@
  *                   tools/ttfd waits for the expected kind
  *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
  *
- * Because the run uses the target's variant and granule, a crash file still
- * names the seed's: tools/campaign, tools/minimize and tools/triage rewrite
- * it for replay (fuzz/fuzztool retarget).
+ * Because the run uses the target's variant and granule (and the lenient
+ * reading), a crash file is not the script that ran: tools/campaign,
+ * tools/minimize and tools/triage rewrite it for replay (fuzz/fuzztool
+ * retarget), and the abort report prints the script as it ran.
  *
  * Interleaving feedback. Every load the engine performs calls
  * run_opts.feature with a hash of (thread, instruction, word, the store it
@@ -183,7 +185,10 @@ static void fuzz_one(const uint8_t *data, size_t len)
 	unsigned cont = granule_cont(target_kb);
 	static unsigned errors;
 
-	if (script_decode(canon, fuzz_canonical(data, len, canon), &s, &err))
+	size_t clen;
+
+	fuzz_canonical(data, len, canon, &clen, cont);
+	if (script_decode(canon, clen, &s, &err))
 		return;
 	s.granule_kb = target_kb;
 	memcpy(s.variant, target->name, strlen(target->name) + 1);
