@@ -29,6 +29,28 @@ static void thread_entry(void *arg)
 	__builtin_trap();
 }
 
+/* Burckhardt et al. 2010: distinct random priorities d..d+n-1 and d-1
+ * change points uniform in the next k steps. */
+static void pct_setup(unsigned depth, uint64_t k)
+{
+	unsigned d = depth ? depth : 1, order[ENG_MAX_THREADS];
+
+	for (unsigned i = 0; i < eng.nthreads; i++)
+		order[i] = i;
+	for (unsigned i = eng.nthreads; i > 1; i--) {
+		unsigned j = rng_below(&eng.rng, i), x = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = x;
+	}
+	for (unsigned i = 0; i < eng.nthreads; i++)
+		eng.th[order[i]].prio = (int)(d + i);
+	eng.nchanges = d - 1 > 8 ? 8 : d - 1;
+	for (unsigned i = 0; i < eng.nchanges; i++)
+		eng.change_at[i] = eng.steps + 1 + rng_next(&eng.rng) % (k ? k : 1000);
+	eng.next_low = d - 1;
+}
+
 int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
 	     const void *base, size_t size)
 {
@@ -76,26 +98,9 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 		t->solo_loads = 0;
 		t->prio = 0;
 	}
-	if (pol->kind == ES_PCT) {
-		/* Burckhardt et al. 2010: distinct random priorities d..d+n-1,
-		 * and d-1 change points uniform in [1, k] */
-		unsigned d = pol->depth ? pol->depth : 1, order[ENG_MAX_THREADS];
-
-		for (unsigned i = 0; i < nthreads; i++)
-			order[i] = i;
-		for (unsigned i = nthreads; i > 1; i--) {
-			unsigned j = rng_below(&eng.rng, i), x = order[i - 1];
-
-			order[i - 1] = order[j];
-			order[j] = x;
-		}
-		for (unsigned i = 0; i < nthreads; i++)
-			eng.th[order[i]].prio = (int)(d + i);
-		eng.nchanges = d - 1 > 8 ? 8 : d - 1;
-		for (unsigned i = 0; i < eng.nchanges; i++)
-			eng.change_at[i] = 1 + rng_next(&eng.rng) % (pol->est_steps ? pol->est_steps : 1000);
-		eng.next_low = d - 1;
-	}
+	eng.tail = ES_SCRIPT;
+	if (pol->kind == ES_PCT)
+		pct_setup(pol->depth, pol->est_steps);
 	return 0;
 }
 
@@ -187,7 +192,26 @@ static int pick_script(void)
 		}
 		eng.run_left = 0;       /* not runnable: the entry is skipped */
 	}
-	/* schedule exhausted: round robin, FALLBACK_QUANTUM steps each */
+	return -2;                  /* exhausted: the tail decides */
+}
+
+static int pick_random(void);
+static int pick_pct(int last);
+
+/* After the script's schedule: round robin, FALLBACK_QUANTUM steps each
+ * (tail_seed 0), or PCT / random seeded by tail_seed. */
+static int pick_tail(int last)
+{
+	if (eng.tail == ES_SCRIPT && eng.pol.tail_seed) {
+		eng.rng = eng.pol.tail_seed;
+		eng.tail = (eng.pol.tail_seed >> 62) == 0 ? ES_RANDOM : ES_PCT;
+		if (eng.tail == ES_PCT)
+			pct_setup(3, 400);
+	}
+	if (eng.tail == ES_RANDOM)
+		return pick_random();
+	if (eng.tail == ES_PCT)
+		return pick_pct(last);
 	if (eng.run_left && runnable(eng.run_tid)) {
 		eng.run_left--;
 		return eng.run_tid;
@@ -257,7 +281,11 @@ uint64_t eng_run(void)
 		switch (eng.pol.kind) {
 		case ES_RANDOM: tid = pick_random(); break;
 		case ES_PCT: tid = pick_pct(last); break;
-		default: tid = pick_script(); break;
+		default:
+			tid = pick_script();
+			if (tid == -2)
+				tid = pick_tail(last);
+			break;
 		}
 		if (tid < 0) {
 			for (unsigned u = 0; u < eng.nthreads; u++)

@@ -69,9 +69,13 @@ enum eng_strategy { ES_SCRIPT, ES_RANDOM, ES_PCT };
 
 struct eng_policy {
 	enum eng_strategy kind;
-	/* ES_SCRIPT: run-length entries (thread | (run - 1) << 3) */
+	/* ES_SCRIPT: run-length entries (thread | (run - 1) << 3), then, once
+	 * they run out, a tail chosen by tail_seed (engine/run.c derives it
+	 * from the script's bytes): 0 round robin; else PCT with depth 3 (three
+	 * seeds in four) or uniform random, with that seed */
 	const uint8_t *sched;
 	unsigned nsched;
+	uint64_t tail_seed;
 	/* ES_RANDOM, ES_PCT */
 	uint64_t seed;
 	unsigned depth;             /* PCT: d (d - 1 priority change points) */
@@ -97,6 +101,7 @@ struct eng {
 	struct eng_policy pol;
 	unsigned si, run_left;      /* script position, steps left of the entry */
 	int run_tid;
+	enum eng_strategy tail;     /* ES_SCRIPT: how the tail is being chosen */
 	uint64_t rng;
 	uint64_t change_at[8];      /* PCT change points (step numbers) */
 	unsigned nchanges, next_low;

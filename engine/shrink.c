@@ -172,5 +172,24 @@ unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind ki
 				progress = true, wins++;
 		}
 	}
+	/* Spell out the whole schedule the run takes up to the violation, so
+	 * the script does not depend on its seeded tail (docs/script-format.md)
+	 * and the schedule line alone tells the interleaving. */
+	{
+		static struct script c;
+		struct run_opts ro = *o;
+		struct run_result r;
+
+		ro.policy.kind = ES_SCRIPT;
+		ro.record_events = false;
+		run_script(s, &ro, &r);
+		if (r.status == RS_VIOLATION && r.ntaken <= SCRIPT_MAX_SCHED) {
+			c = *s;
+			memcpy(c.sched, r.taken, r.ntaken);
+			c.nsched = r.ntaken;
+			if (still_fails(&c))
+				*s = c;
+		}
+	}
 	return wins;
 }

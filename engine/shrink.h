@@ -2,7 +2,9 @@
  * engine/shrink.h - make a violating script small while it still violates
  * the same property: greedy passes that drop threads, instructions,
  * schedule entries and block attributes, and shorten runs, each kept only
- * if the engine still reports the same violation kind. (tools/minimize
+ * if the engine still reports the same violation kind; at the end the
+ * whole schedule up to the violation is spelled out, so the script does
+ * not depend on its seeded tail. (tools/minimize
  * does the byte-level version with afl-tmin; this one works on the
  * script's structure and is what tools/explore applies to its finds.)
  */
