@@ -7,6 +7,7 @@
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
  *   engine shrink FILE OUT   (smallest script with the same violation kind)
+ *   engine gen N DIR [--granule=G] [--seed=S]   (random programs as seed scripts)
  *   engine hash FILE     (trace hash and steps, for determinism checks)
  *   engine list          (variants built into this binary)
  *
@@ -61,8 +62,9 @@ static int usage(void)
 		"usage: %s replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
-		"       %s shrink FILE OUT | asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
-		prog, prog, prog);
+		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
+		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
+		prog, prog, prog, prog);
 	return 2;
 }
 
@@ -336,7 +338,11 @@ static int cmd_explore(int argc, char **argv)
 	if (seeds && !npool)
 		return fprintf(stderr, "%s: no %uk seed scripts in %s\n", prog, kb, seeds), 2;
 
-	uint64_t rng = seed * 0x9e3779b97f4a7c15ULL + 1, n = 0;
+	/* a stream per seed: splitmix's state advances by a fixed constant, so
+	 * states seed * constant would make every seed the same stream shifted */
+	uint64_t rng = seed, n = 0;
+
+	rng = rng_next(&rng);
 	double t0 = now_s(), next_line = t0 + 1;
 	bool tty = isatty(2);
 	static struct script s;
@@ -466,6 +472,55 @@ static int cmd_shrink(int argc, char **argv)
 	return write_file(argv[1], text, strlen(text));
 }
 
+/* engine gen N DIR [--granule=G] [--variant=V] [--seed=S]: N random
+ * programs (engine/gen.c) as text scripts with no schedule: seeds for
+ * fuzzing, whose tails (docs/script-format.md) interleave them. */
+static int cmd_gen(int argc, char **argv)
+{
+	const char *granule = "4k", *variant = "baseline";
+	static struct script s;
+	static char text[SCRIPT_TEXT_MAX];
+	uint64_t seed = 1, rng;
+	unsigned long n;
+	char *end;
+
+	if (argc < 2)
+		return usage();
+	n = strtoul(argv[0], &end, 10);
+	if (*end || !n || n > 100000)
+		return fprintf(stderr, "%s gen: N must be 1-100000\n", prog), 2;
+	for (int i = 2; i < argc; i++) {
+		const char *v;
+
+		if ((v = opt(argv[i], "--granule")))
+			granule = v;
+		else if ((v = opt(argv[i], "--variant")))
+			variant = v;
+		else if ((v = opt(argv[i], "--seed")))
+			seed = strtoull(v, NULL, 10);
+		else
+			return fprintf(stderr, "%s gen: unknown argument %s\n", prog, argv[i]), usage();
+	}
+	const struct granule *g = granule_by_name(granule);
+	if (!g)
+		return fprintf(stderr, "%s: unknown granule '%s' (4k, 16k, 64k)\n", prog, granule), 2;
+	if (strlen(variant) > SCRIPT_NAME_MAX)
+		return fprintf(stderr, "%s: variant name too long\n", prog), 2;
+	mkdir(argv[1], 0777);
+	rng = seed ^ 0x67656e;         /* a stream per seed (see cmd_explore) */
+	rng = rng_next(&rng);
+	for (unsigned long i = 0; i < n; i++) {
+		char path[4096];
+
+		gen_script(&s, 1u << (g->page_shift - 10), variant, &rng);
+		script_print(&s, text, sizeof(text));
+		snprintf(path, sizeof(path), "%s/gen_%04lu_%s.txt", argv[1], i, g->name);
+		if (write_file(path, text, strlen(text)))
+			return 2;
+	}
+	return 0;
+}
+
 static int cmd_hash(int argc, char **argv)
 {
 	static struct script s;
@@ -500,6 +555,8 @@ int main(int argc, char **argv)
 		return cmd_asm(argc - 2, argv + 2, true);
 	if (!strcmp(argv[1], "disasm"))
 		return cmd_asm(argc - 2, argv + 2, false);
+	if (!strcmp(argv[1], "gen"))
+		return cmd_gen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "shrink"))
 		return cmd_shrink(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "hash"))

@@ -99,6 +99,7 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 		t->prio = 0;
 	}
 	eng.tail = ES_SCRIPT;
+	eng.streak = 0;
 	if (pol->kind == ES_PCT)
 		pct_setup(pol->depth, pol->est_steps);
 	return 0;
@@ -234,6 +235,13 @@ static int pick_random(void)
 	return n ? cand[rng_below(&eng.rng, n)] : -1;
 }
 
+/* A thread PCT has run this many steps in a row while another could run
+ * is spinning (a reader retrying on a block a lower-priority writer is in
+ * the middle of): it drops below every other thread, as at a change point.
+ * Without this, PCT's strict priorities starve the writer and the run ends
+ * at the step limit. */
+#define PCT_SPIN_STEPS 256
+
 static int pick_pct(int last)
 {
 	int best = -1;
@@ -241,6 +249,15 @@ static int pick_pct(int last)
 	for (unsigned i = 0; i < eng.nchanges; i++)
 		if (eng.change_at[i] == eng.steps && last >= 0)
 			eng.th[last].prio = (int)eng.next_low--;   /* below every initial one */
+	if (last >= 0 && eng.streak >= PCT_SPIN_STEPS) {
+		for (unsigned u = 0; u < eng.nthreads; u++) {
+			if (u != (unsigned)last && runnable(u)) {
+				eng.th[last].prio = (int)eng.next_low--;
+				eng.streak = 0;
+				break;
+			}
+		}
+	}
 	for (unsigned u = 0; u < eng.nthreads; u++)
 		if (runnable(u) && (best < 0 || eng.th[u].prio > eng.th[best].prio))
 			best = (int)u;
@@ -302,6 +319,7 @@ uint64_t eng_run(void)
 				if (u != (unsigned)tid)
 					eng.th[u].solo_loads = 0;
 		record_taken(tid);
+		eng.streak = tid == last ? eng.streak + 1 : 1;
 		last = tid;
 		resume(tid);
 	}

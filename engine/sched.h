@@ -104,7 +104,9 @@ struct eng {
 	enum eng_strategy tail;     /* ES_SCRIPT: how the tail is being chosen */
 	uint64_t rng;
 	uint64_t change_at[8];      /* PCT change points (step numbers) */
-	unsigned nchanges, next_low;
+	unsigned nchanges;
+	int next_low;               /* next priority for a demoted thread (may go negative) */
+	uint64_t streak;            /* steps in a row by the last thread picked */
 	/* the schedule actually taken, run-length encoded like a script's */
 	uint8_t *taken;
 	unsigned ntaken, taken_cap;

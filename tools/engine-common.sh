@@ -21,7 +21,8 @@ build_engine() {
     echo "$out" | grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT)' >&2
     die "the engine does not build (output above)"
   fi
-  engine="$ws/bazel-bin/engine/engine"
+  # resolved now: bazel-bin follows the last build's configuration
+  engine="$(readlink -f "$ws/bazel-bin")/engine/engine"
 }
 
 granule_kb() {

@@ -103,7 +103,9 @@ BUILD
     fi
     die "$subject_file does not build against core/kcompat.h (compiler output above)"
   fi
-  local bin_dir="$ws/bazel-bin"
+  # resolved now: bazel-bin follows the last build's configuration
+  local bin_dir
+  bin_dir=$(readlink -f "$ws/bazel-bin")
   [[ $mode = afl-harness ]] && bin_dir=$(cd "$ws" && bazel info --config=afl bazel-bin 2>/dev/null)
   subject_bin="$bin_dir/$pkg/bin"
 }
