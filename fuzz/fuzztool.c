@@ -11,6 +11,14 @@
  *       text unless --binary; prints the outcome (on stderr when the
  *       script goes to stdout)
  *
+ *   fuzztool gen OUTDIR [--granule=G] [--count=N] [--seed=N] [--from=FILE...]
+ *       seed scripts for a campaign with fine-grained schedules: N (default
+ *       32) random programs from the engine's generator (engine/gen.h, what
+ *       `engine explore` runs), or with --from the programs of the given
+ *       scripts, N each; every one gets the schedule a random run of it
+ *       took on baseline (a thread chosen at every step, where hand-written
+ *       seeds switch threads every few steps). Binary files
+ *       OUTDIR/gen-GRANULE-K.bin; only clean runs are kept
  *   fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]
  *       run each file N times (default 5) in this one process, as a
  *       persistent-mode child does, and compare the trace hash, the steps
@@ -46,6 +54,8 @@
 #include <sys/stat.h>
 
 #include "core/violation.h"
+#include "core/rng.h"
+#include "engine/gen.h"
 #include "engine/run.h"
 #include "engine/script.h"
 #include "fuzz/lenient.h"
@@ -55,7 +65,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: fuzztool info FILE... [--target=VARIANT[:GRANULE]]\n"
 		"       fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]\n"
-		"       fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]\n");
+		"       fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]\n"
+		"       fuzztool gen OUTDIR [--granule=G] [--count=N] [--seed=N]\n");
 	return 2;
 }
 
@@ -347,6 +358,90 @@ static int cmd_retarget(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_gen(int argc, char **argv)
+{
+	const char *dir = NULL;
+	unsigned kb = 4, count = 32, made = 0, tries = 0, nfrom = 0;
+	static struct script from[256];
+	uint64_t seed = 1, rng;
+	char err[1024];
+
+	for (int i = 0; i < argc; i++) {
+		char *end;
+
+		if (!strncmp(argv[i], "--granule=", 10)) {
+			const struct granule *g = granule_by_name(argv[i] + 10);
+
+			if (!g)
+				return fprintf(stderr, "fuzztool gen: unknown granule '%s' (4k, 16k, 64k)\n", argv[i] + 10), 2;
+			kb = 1u << (g->page_shift - 10);
+		} else if (!strncmp(argv[i], "--count=", 8)) {
+			count = (unsigned)strtoul(argv[i] + 8, &end, 10);
+			if (*end || !count || count > 100000)
+				return fprintf(stderr, "fuzztool gen: --count=N, 1-100000\n"), 2;
+		} else if (!strncmp(argv[i], "--seed=", 7)) {
+			seed = strtoull(argv[i] + 7, &end, 10);
+			if (*end || !argv[i][7])
+				return fprintf(stderr, "fuzztool gen: --seed must be a number\n"), 2;
+		} else if (!strncmp(argv[i], "--from=", 7)) {
+			if (nfrom == sizeof(from) / sizeof(*from))
+				return fprintf(stderr, "fuzztool gen: at most %zu --from scripts\n", sizeof(from) / sizeof(*from)), 2;
+			if (load_cont(argv[i] + 7, &from[nfrom], 0))
+				return 2;
+			nfrom++;
+		} else if (argv[i][0] == '-' || dir) {
+			return fprintf(stderr, "fuzztool gen: unexpected argument %s\n", argv[i]), usage();
+		} else {
+			dir = argv[i];
+		}
+	}
+	if (!dir)
+		return fprintf(stderr, "fuzztool gen: no output directory given\n"), usage();
+	for (unsigned i = 0; i < nfrom; i++) {
+		const char *why;
+
+		for (unsigned t = 0; t < from[i].nthreads; t++)
+			for (unsigned k = 0; k < from[i].ninstr[t]; k++)
+				if (!instr_valid(&from[i].prog[t][k], granule_cont(kb), from[i].nblocks, &why))
+					return fprintf(stderr, "fuzztool gen: a --from script does not fit %uk: %s\n", kb, why), 2;
+	}
+	if (nfrom)
+		count *= nfrom;
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return fprintf(stderr, "fuzztool gen: cannot create %s: %s\n", dir, strerror(errno)), 2;
+	const struct variant *v = run_find_variant("baseline", kb, err, sizeof(err));
+	if (!v)
+		return fprintf(stderr, "fuzztool: %s\n", err), 2;
+	/* a splitmix64 stream per seed, far from the others' (see tools/ttfd) */
+	rng = seed * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL;
+	while (made < count && tries++ < 100 * count) {
+		static struct script s;
+		static uint8_t bin[SCRIPT_MAX_BYTES];
+		struct run_result r;
+		char path[4096];
+
+		if (nfrom) {
+			s = from[made % nfrom];
+			s.granule_kb = kb;
+			strcpy(s.variant, "baseline");
+			s.expect = EXPECT_NONE;
+		} else {
+			gen_script(&s, kb, "baseline", &rng);
+		}
+		struct run_opts o = { .variant = v, .policy = { .kind = ES_RANDOM, .seed = rng_next(&rng) } };
+		if (run_script(&s, &o, &r) != RS_CLEAN || r.ntaken > SCRIPT_MAX_SCHED)
+			continue;
+		memcpy(s.sched, r.taken, r.ntaken);
+		s.nsched = r.ntaken;
+		snprintf(path, sizeof(path), "%s/gen-%uk-%u.bin", dir, kb, made);
+		if (write_out(path, bin, script_encode(&s, bin)))
+			return 2;
+		made++;
+	}
+	printf("%u scripts in %s\n", made, dir);
+	return made == count ? 0 : 1;
+}
+
 static uint64_t feat_hash, feat_count;
 
 static void feature_sink(uint32_t f)
@@ -440,6 +535,8 @@ int main(int argc, char **argv)
 		return cmd_retarget(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "stable"))
 		return cmd_stable(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "gen"))
+		return cmd_gen(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(), 0;
 	fprintf(stderr, "fuzztool: unknown command '%s'\n", argv[1]);

@@ -108,8 +108,9 @@ static void fuzz_init(void)
 	const struct granule *g;
 	char err[1024];
 
-	/* a fork server child left stopped when afl-fuzz dies must die with
-	 * its orphaned process group (SIGHUP), even under nohup */
+	/* Backstop for fuzz/entry.h's PR_SET_PDEATHSIG: a stopped child of an
+	 * orphaned process group gets SIGHUP, which must kill it even when the
+	 * campaign was started under nohup. */
 	signal(SIGHUP, SIG_DFL);
 	if (!vname || !*vname)
 		vname = "baseline";
