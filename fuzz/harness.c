@@ -42,20 +42,21 @@
  *     hit counter for that slot. Measured to work with AFL++ 4.04c: the
  *     slots show up in afl-showmap, and a campaign with features on finds
  *     more paths than one with FUZZ_FEATURES=0 (docs/fuzzing.md). Writing
- *     into __afl_area_ptr[f % __afl_map_size] directly would also work
- *     but shares the slots with real edges (and __afl_map_size is only
- *     the real size once the forkserver has set it).
+ *     into __afl_area_ptr[f % __afl_map_size] directly would share the
+ *     slots with real edges (__afl_map_size is only the real size once
+ *     the fork server has set it), and an extern __afl_area_ptr in a TU
+ *     afl-clang-fast compiles does not even link (its pass renames it).
  *   - libFuzzer: a counter array in the __libfuzzer_extra_counters section,
  *     which libFuzzer reads as additional coverage.
  *   Both record presence, not counts: a slot is hit once per run however
  *   often the pair recurs (the first hit per run calls the guard; the
  *   slots touched are cleared after the run). With hit counts, AFL's
- *   count buckets made every slot up to 8 "new paths": the queue grew by
- *   ~7,000 entries a minute on baseline 4K, afl-fuzz spent its time
- *   calibrating them, and the planted mutants were found less often than
- *   with no features at all; with presence it grows by ~1,200 (770
- *   without features) and they are found more often than without
- *   (docs/fuzzing.md has the figures). -DFEATURE_COUNTS restores counts.
+ *   count buckets made every slot up to 8 "new paths": on baseline 4K the
+ *   queue grew by 5,900-6,900 entries in the first 30 s (1,000-1,300 with
+ *   presence, 770-790 without features), afl-fuzz spent its time
+ *   calibrating them, and planted mutants were found less often than with
+ *   no features (docs/fuzzing.md has the figures). -DFEATURE_COUNTS
+ *   restores counts.
  *   - standalone: no feedback (the callback is not installed).
  */
 #define _GNU_SOURCE
