@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/access_kind.h"
+
 #if defined(ACCESS_BACKEND_CUSTOM)
 #include ACCESS_BACKEND_CUSTOM
 #elif defined(__aarch64__)
@@ -34,8 +36,6 @@
 #else
 #include "core/access_c11.h"
 #endif
-
-enum acc_kind { ACC_STORE, ACC_CMPXCHG, ACC_XCHG, ACC_OR, ACC_ANDNOT };
 
 struct acc_thread;
 
@@ -86,14 +86,14 @@ static inline uint64_t acc_peek(const uint64_t *p) { return accb_load(p); }
 /* A backend may take a mutation's scheduling point before the observer
  * sees it (engine/access_sched.h); a no-op for real hardware. */
 #ifndef ACCB_HAS_MUTATE_POINT
-static inline void accb_mutate_point(uint64_t *p, int kind) { (void)p; (void)kind; }
+static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind) { (void)p; (void)kind; }
 #endif
 
 #define ACC_MUTATE(p, kind, expr_result, newval_expr, changed_expr)           \
 	({                                                                     \
 		struct acc_thread *__t = &acc_self;                            \
 		uint64_t __r;                                                  \
-		accb_mutate_point((p), (int)(kind) + 1);                       \
+		accb_mutate_point((p), (kind));                       \
 		if (__t->observer) {                                           \
 			uint64_t __tok = __t->observer->begin(__t, (p), (kind)); \
 			__r = (expr_result);                                   \

@@ -125,7 +125,7 @@ typedef uint64_t pgprotval_t;
 #define barrier() __asm__ __volatile__("" ::: "memory")
 
 /* ---- the PTE types and helpers (asm/pgtable-types.h, asm/pgtable.h) --- */
-typedef struct { pteval_t pte; } pte_t;
+/* pte_t itself: core/mm_types.h (the runtime passes it to entry points) */
 typedef struct { pgprotval_t pgprot; } pgprot_t;
 #define pte_val(x) ((x).pte)
 #define __pte(x) ((pte_t){ (x) })

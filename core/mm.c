@@ -103,11 +103,11 @@ bool hmm_retire_table(struct harness_mm *m, unsigned lt)
 	 * entry of this page then also sees the flag (the history's clear
 	 * records precede it, see core/history.h). */
 	atomic_store_explicit(&old->vacated, 1, memory_order_release);
-	m->v->move_ptes(&m->mm, hmm_addr(m, lt, 0), hmm_slot_entries(m, old),
-			hmm_slot_entries(m, new), m->ept);
+	m->v->ep.ep_move_ptes(&m->mm, hmm_addr(m, lt, 0), (pte_t *)hmm_slot_entries(m, old),
+			      (pte_t *)hmm_slot_entries(m, new), m->ept);
 	TSAN_RCU_PUBLISH(new);
 	rcu_assign_pointer(m->tables[lt], new);
-	m->v->pte_free_defer(&m->mm, old);
+	m->v->ep.ep_pte_free_defer(&m->mm, old);
 	atomic_fetch_add_explicit(&m->hdr->retires, 1, memory_order_relaxed);
 	return true;
 }

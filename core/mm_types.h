@@ -6,6 +6,11 @@
 #ifndef CORE_MM_TYPES_H
 #define CORE_MM_TYPES_H
 
+#include <stdint.h>
+
+/* A page-table entry as kernel code passes it (asm/pgtable-types.h). */
+typedef struct { uint64_t pte; } pte_t;
+
 struct harness_mm;
 
 struct mm_struct {

@@ -3,6 +3,15 @@
  * them (fault, reclaim, madvise, mprotect, munmap, mremap paths), each a
  * call into the variant's arch-level entry points under the table's PTL.
  *
+ * One table (op_desc[], core/ops.c) says everything about each op: its
+ * name, how often random writers and random programs pick it, its argument
+ * shape, the flags it takes and their words in the script text, which
+ * hardware-set bits it may consume, how to choose random arguments for it
+ * and how to run it. Stress writers, the engine's scripts and program
+ * generator, and the fuzzer's lenient reader all read that table, so
+ * adding an op is: its enum value here, its row in core/ops.c, the
+ * kernel-dialect function it calls, and docs/script-format.md.
+ *
  * An op is fully described by struct op_args, so the same op runs from a
  * stress writer's random choice (op_pick_args) and from an interleaving
  * script's explicit arguments (engine/).
@@ -16,32 +25,24 @@
 #include "core/mm.h"
 #include "core/rng.h"
 
+/* Scripts store an op as opcode 0x10 + enum op: append, never reorder. */
 enum op {
 	OP_MAP, OP_FOLD, OP_UNFOLD, OP_UNMAP, OP_YOUNG, OP_FLUSH_YOUNG,
 	OP_CLEAR_YOUNG_DIRTY, OP_WRPROTECT, OP_ACCESS_FLAGS, OP_RETIRE, OP_COUNT
 };
 
-extern const char *const op_names[OP_COUNT];
 #define OPS_ALL ((1u << OP_COUNT) - 1)
 
-/* Parse "all" or a comma list of op names into a mask; on error returns 0
- * and names the bad token in err. */
-uint32_t ops_parse(const char *s, char *err, size_t errlen);
-/* Pick an enabled op, weighted. */
-enum op ops_pick(uint32_t mask, uint64_t *rng);
-/* OP_COUNT if unknown. */
-enum op op_by_name(const char *name);
-
-/* Per-block writer memory (which folio and prot a block maps), under PTL. */
-struct block_plan {
-	uint64_t folio;     /* base pfn, CONT-aligned; 0 = none chosen yet */
-	uint64_t prot;
+/* What an op (or a script instruction) takes as arguments. */
+enum op_shape {
+	OP_SHAPE_NONE,      /* nothing: the whole table (retire) */
+	OP_SHAPE_ENTRY,     /* one entry s of a block */
+	OP_SHAPE_RANGE,     /* entries [s, s + n) of a block */
 };
 
 /* What an op does, exactly.
- *   s, n    entries [s, s+n) of the block: map, unmap, flush_young,
- *           clear_young_dirty, wrprotect; entry s alone: fold, unfold,
- *           young, access_flags; unused: retire
+ *   s, n    entries [s, s+n) of the block (OP_SHAPE_RANGE), entry s alone
+ *           (OP_SHAPE_ENTRY), unused (OP_SHAPE_NONE)
  *   flags   map: OPF_YOUNG, OPF_DIRTY (the new entries' bits), OPF_NEW_FOLIO
  *           (a folio never mapped before; else the block's last one) and a
  *           prot choice OPF_PROT_*; clear_young_dirty: OPF_DIRTY clears
@@ -57,13 +58,78 @@ struct op_args {
 #define OPF_PROT_SHIFT 4            /* 2 bits */
 #define OPF_PROT_MASK  (3u << OPF_PROT_SHIFT)
 enum { PROT_KEEP, PROT_RDONLY, PROT_OTHER_ATTR, PROT_WRITABLE };
-/* access_flags requests (flags & 3) */
+/* access_flags requests (flags & OPF_AF_MASK) */
+#define OPF_AF_MASK    0x03
 enum { OPF_AF_READ, OPF_AF_WRITE, OPF_AF_MKWRITE, OPF_AF_ONLY };
+
+/* A word of the script text that sets flags: value within the field mask.
+ * Words of one field exclude each other; a field's value 0 is printed only
+ * if the field is required (access_flags' "read"). */
+struct op_word {
+	const char *word;
+	uint8_t mask, value;
+};
+
+/* What an op run needs besides its arguments (filled in by op_run). */
+struct op_ctx {
+	struct harness_mm *m;
+	struct writer_ctx *w;
+	struct block_plan *plan;    /* the block's writer memory */
+	uint64_t *e;                /* the block's entries */
+	unsigned lt, b;             /* logical table, block */
+	unsigned long addr;         /* virtual address of entry s */
+	int touched;                /* block changed, or -1 for all of the table */
+};
+
+/* Per-block writer memory (which folio and prot a block maps), under PTL. */
+struct block_plan {
+	uint64_t folio;     /* base pfn, CONT-aligned; 0 = none chosen yet */
+	uint64_t prot;
+};
+
+/* Everything about one op (and, with run == NULL, a script instruction
+ * that is not a writer op: engine/script.c describes those the same way). */
+struct op_desc {
+	const char *name;
+	unsigned weight;                 /* relative frequency when picked at random */
+	enum op_shape shape;
+	uint8_t flags;                   /* flag bits it accepts */
+	const struct op_word *words;     /* their text words, NULL-terminated */
+	uint8_t required;                /* a field the text must name (0: none) */
+	unsigned consumes;               /* CONSUMES_* it may clear */
+	unsigned consumes_if_dirty;      /* ... and with OPF_DIRTY given */
+	/* stress writers: arguments from the block's entries e (cont of them);
+	 * false if there is nothing suitable to act on */
+	bool (*pick)(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a);
+	/* random programs: the flags (s and n are drawn from the shape) */
+	unsigned (*gen_flags)(uint64_t *rng);
+	/* run on the block (caller holds the PTL); 0 if it did nothing, as
+	 * when its preconditions do not hold and core-mm would not issue it */
+	int (*run)(struct op_ctx *c, unsigned s, unsigned n, unsigned flags);
+};
+
+extern const struct op_desc op_desc[OP_COUNT];
+
+static inline const char *op_name(enum op op) { return op_desc[op].name; }
+
+/* Parse "all" or a comma list of op names into a mask; on error returns 0
+ * and names the bad token in err. */
+uint32_t ops_parse(const char *s, char *err, size_t errlen);
+/* Pick an op by weight: among the mask's (stress writers), or among all
+ * (random programs). */
+enum op ops_pick(uint32_t mask, uint64_t *rng);
+/* OP_COUNT if unknown. */
+enum op op_by_name(const char *name);
+/* Which hardware-set bits (CONSUMES_*) op with these flags may clear. */
+unsigned op_consumes(enum op op, unsigned flags);
 
 /* Choose random arguments for op on a block whose entries are e (stress
  * writers). False if the op has nothing suitable to act on. */
 bool op_pick_args(const struct harness_mm *m, const uint64_t *e, enum op op,
 		  uint64_t *rng, struct op_args *a);
+/* Random arguments for op in a random program over blocks of cont entries
+ * (no entries to look at): s and n by the op's shape, then its flags. */
+void op_gen_args(enum op op, unsigned cont, uint64_t *rng, struct op_args *a);
 
 /* Run op with arguments a on block b of table lt (caller holds its PTL).
  * Ops whose preconditions do not hold (map over non-none entries, fold of

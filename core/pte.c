@@ -5,15 +5,15 @@
 #include <string.h>
 #include <strings.h>
 
-const struct granule granules[3] = {
-	{ "4k", 12, 16 },
-	{ "16k", 14, 128 },
-	{ "64k", 16, 32 },
+const struct granule granules[GRANULE_COUNT] = {
+	{ "4k", 4, 12, 16 },
+	{ "16k", 16, 14, 128 },
+	{ "64k", 64, 16, 32 },
 };
 
 const struct granule *granule_by_name(const char *name)
 {
-	for (unsigned i = 0; i < 3; i++) {
+	for (unsigned i = 0; i < GRANULE_COUNT; i++) {
 		size_t n = strlen(granules[i].name) - 1;  /* digits only */
 		if (!strcasecmp(name, granules[i].name) ||
 		    (strlen(name) == n && !strncmp(name, granules[i].name, n)))
@@ -24,8 +24,16 @@ const struct granule *granule_by_name(const char *name)
 
 const struct granule *granule_by_shift(unsigned page_shift)
 {
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < GRANULE_COUNT; i++)
 		if (granules[i].page_shift == page_shift)
+			return &granules[i];
+	return NULL;
+}
+
+const struct granule *granule_by_kb(unsigned kb)
+{
+	for (unsigned i = 0; i < GRANULE_COUNT; i++)
+		if (granules[i].kb == kb)
 			return &granules[i];
 	return NULL;
 }

@@ -33,14 +33,26 @@
  * contiguous block has at that granule. */
 struct granule {
 	const char *name;     /* "4k", "16k", "64k" */
+	unsigned kb;          /* 4, 16, 64: the page size in KiB */
 	unsigned page_shift;  /* 12, 14, 16 */
 	unsigned cont_ptes;   /* 16, 128, 32 */
 };
 
-extern const struct granule granules[3];
+/* The one granule table: every other place looks granules up here. */
+#define GRANULE_COUNT 3
+extern const struct granule granules[GRANULE_COUNT];
 /* NULL if name is not a granule; accepts "4k"/"4K"/"4". */
 const struct granule *granule_by_name(const char *name);
 const struct granule *granule_by_shift(unsigned page_shift);
+/* NULL if kb is not 4, 16 or 64. */
+const struct granule *granule_by_kb(unsigned kb);
+/* Entries per block of the kb granule; 0 if kb is not a granule. */
+static inline unsigned granule_cont(unsigned kb)
+{
+	const struct granule *g = granule_by_kb(kb);
+
+	return g ? g->cont_ptes : 0;
+}
 
 static inline uint64_t pm_addr_mask(unsigned page_shift)
 {

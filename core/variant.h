@@ -17,6 +17,14 @@
 #include "core/mm_types.h"
 #include "core/pte.h"
 
+/* One pointer per entry point, named ep_<name> (pasted, so a variant's
+ * renaming macros do not reach the member names). */
+struct kc_entry_points {
+#define KC_ENTRY(ret, name, params) ret (*ep_##name) params;
+#include "core/kernel/entry_points.def"
+#undef KC_ENTRY
+};
+
 struct variant {
 	const char *name;          /* "baseline", "early_exit", mutant name, "plugin" */
 	const char *mutant;        /* planted bug, or NULL */
@@ -25,31 +33,13 @@ struct variant {
 	const struct granule *granule;
 	bool early_exit;
 
-	/* readers */
+	/* the readers on plain entry words, for the drivers' read loops */
 	uint64_t (*ptep_get)(uint64_t *ptep);            /* locked gather */
 	uint64_t (*ptep_get_lockless)(uint64_t *ptep);
-	/* software writers (caller holds the table's PTL) */
-	void (*set_ptes)(struct mm_struct *mm, unsigned long addr, uint64_t *ptep,
-			 uint64_t pte, unsigned nr);
-	uint64_t (*get_and_clear_full_ptes)(struct mm_struct *mm, unsigned long addr,
-					    uint64_t *ptep, unsigned nr, int full);
-	int (*ptep_test_and_clear_young)(struct vm_area_struct *vma, unsigned long addr,
-					 uint64_t *ptep);
-	int (*clear_flush_young_ptes)(struct vm_area_struct *vma, unsigned long addr,
-				      uint64_t *ptep, unsigned nr);
-	void (*wrprotect_ptes)(struct mm_struct *mm, unsigned long addr, uint64_t *ptep,
-			       unsigned nr);
-	void (*clear_young_dirty_ptes)(struct vm_area_struct *vma, unsigned long addr,
-				       uint64_t *ptep, unsigned nr, cydp_t flags);
-	int (*ptep_set_access_flags)(struct vm_area_struct *vma, unsigned long addr,
-				     uint64_t *ptep, uint64_t entry, int dirty);
-	void (*contpte_try_fold)(struct mm_struct *mm, unsigned long addr, uint64_t *ptep,
-				 uint64_t pte);
-	void (*contpte_try_unfold)(struct mm_struct *mm, unsigned long addr, uint64_t *ptep,
-				   uint64_t pte);
-	void (*move_ptes)(struct mm_struct *mm, unsigned long addr, uint64_t *old_ptep,
-			  uint64_t *new_ptep, unsigned nr);
-	void (*pte_free_defer)(struct mm_struct *mm, pgtable_t pgtable);
+	/* every kernel-dialect entry point (core/kernel/entry_points.def),
+	 * e.g. ep.ep_set_ptes: what the writer ops (core/ops.c) call, under
+	 * the table's PTL */
+	struct kc_entry_points ep;
 
 	/* plug-in builds: entry points the plug-in file defined itself */
 	const char *provided[64];

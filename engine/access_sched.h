@@ -17,15 +17,11 @@
 
 #define ACCESS_BACKEND_NAME "sched"
 
+#include "core/access_kind.h"
+
 /* engine/sched.c */
-void eng_access_point(int kind);
-void eng_access_note(int kind, const void *p, uint64_t before, uint64_t after);
-#define ACCB_LOAD 0
-#define ACCB_STORE 1
-#define ACCB_CMPXCHG 2
-#define ACCB_XCHG 3
-#define ACCB_OR 4
-#define ACCB_ANDNOT 5
+void eng_access_point(enum acc_kind kind);
+void eng_access_note(enum acc_kind kind, const void *p, uint64_t before, uint64_t after);
 
 #define ACCB_HAS_PEEK 1
 #define ACCB_HAS_MUTATE_POINT 1
@@ -38,13 +34,13 @@ static inline uint64_t accb_load(const uint64_t *p)
 {
 	uint64_t v;
 
-	eng_access_point(ACCB_LOAD);
+	eng_access_point(ACC_LOAD);
 	v = ACCB_WORD(p);
-	eng_access_note(ACCB_LOAD, p, v, v);
+	eng_access_note(ACC_LOAD, p, v, v);
 	return v;
 }
 
-static inline void accb_mutate_point(uint64_t *p, int kind)
+static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind)
 {
 	(void)p;
 	eng_access_point(kind);
@@ -55,7 +51,7 @@ static inline void accb_store(uint64_t *p, uint64_t v)
 	uint64_t old = ACCB_WORD(p);
 
 	ACCB_WORD(p) = v;
-	eng_access_note(ACCB_STORE, p, old, v);
+	eng_access_note(ACC_STORE, p, old, v);
 }
 
 static inline uint64_t accb_cmpxchg(uint64_t *p, uint64_t old, uint64_t new)
@@ -64,7 +60,7 @@ static inline uint64_t accb_cmpxchg(uint64_t *p, uint64_t old, uint64_t new)
 
 	if (cur == old)
 		ACCB_WORD(p) = new;
-	eng_access_note(ACCB_CMPXCHG, p, cur, ACCB_WORD(p));
+	eng_access_note(ACC_CMPXCHG, p, cur, ACCB_WORD(p));
 	return cur;
 }
 
@@ -73,7 +69,7 @@ static inline uint64_t accb_xchg(uint64_t *p, uint64_t v)
 	uint64_t cur = ACCB_WORD(p);
 
 	ACCB_WORD(p) = v;
-	eng_access_note(ACCB_XCHG, p, cur, v);
+	eng_access_note(ACC_XCHG, p, cur, v);
 	return cur;
 }
 
@@ -82,7 +78,7 @@ static inline uint64_t accb_fetch_or(uint64_t *p, uint64_t m)
 	uint64_t cur = ACCB_WORD(p);
 
 	ACCB_WORD(p) = cur | m;
-	eng_access_note(ACCB_OR, p, cur, cur | m);
+	eng_access_note(ACC_OR, p, cur, cur | m);
 	return cur;
 }
 
@@ -91,7 +87,7 @@ static inline uint64_t accb_fetch_andnot(uint64_t *p, uint64_t m)
 	uint64_t cur = ACCB_WORD(p);
 
 	ACCB_WORD(p) = cur & ~m;
-	eng_access_note(ACCB_ANDNOT, p, cur, cur & ~m);
+	eng_access_note(ACC_ANDNOT, p, cur, cur & ~m);
 	return cur;
 }
 

@@ -5,44 +5,20 @@
 
 #include "core/rng.h"
 
+/* A writer op, picked by the op table's weights, with random arguments. */
 static void random_op(struct instr *in, unsigned cont, unsigned nblocks, uint64_t *rng)
 {
-	static const uint8_t weights[OP_COUNT] = { 5, 4, 2, 3, 2, 2, 2, 2, 3, 1 };
-	unsigned total = 0, r, op = 0;
+	enum op op = ops_pick(OPS_ALL, rng);
+	struct op_args a;
 
-	for (unsigned i = 0; i < OP_COUNT; i++)
-		total += weights[i];
-	r = rng_below(rng, total);
-	while (r >= weights[op])
-		r -= weights[op++];
 	memset(in, 0, sizeof(*in));
 	in->op = (uint8_t)(SI_OP + op);
-	if (op == OP_RETIRE)
-		return;
-	in->block = (uint8_t)rng_below(rng, nblocks);
-	in->s = (uint8_t)rng_below(rng, cont);
-	switch (op) {
-	case OP_MAP: case OP_UNMAP: case OP_FLUSH_YOUNG: case OP_CLEAR_YOUNG_DIRTY: case OP_WRPROTECT:
-		if (rng_below(rng, 2)) {             /* often the whole block */
-			in->s = 0;
-			in->n = (uint8_t)cont;
-		} else {
-			in->n = (uint8_t)(1 + rng_below(rng, cont - in->s));
-		}
-		if (op == OP_MAP)
-			in->flags = (uint8_t)((rng_below(rng, 2) ? OPF_YOUNG : 0) |
-					      (rng_below(rng, 3) == 0 ? OPF_DIRTY : 0) |
-					      (rng_below(rng, 2) ? OPF_NEW_FOLIO : 0) |
-					      rng_below(rng, 4) << OPF_PROT_SHIFT);
-		if (op == OP_CLEAR_YOUNG_DIRTY)
-			in->flags = rng_below(rng, 2) ? OPF_DIRTY : 0;
-		break;
-	case OP_ACCESS_FLAGS:
-		in->flags = (uint8_t)rng_below(rng, 4);
-		break;
-	default:
-		break;
-	}
+	if (op_desc[op].shape != OP_SHAPE_NONE)
+		in->block = (uint8_t)rng_below(rng, nblocks);
+	op_gen_args(op, cont, rng, &a);
+	in->s = (uint8_t)a.s;
+	in->n = (uint8_t)a.n;
+	in->flags = (uint8_t)a.flags;
 }
 
 static void random_read(struct instr *in, unsigned cont, unsigned nblocks, uint64_t *rng,

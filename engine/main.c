@@ -326,7 +326,7 @@ static int cmd_explore(int argc, char **argv)
 	const struct granule *g = granule_by_name(granule);
 	if (!g)
 		return fprintf(stderr, "%s: unknown granule '%s' (4k, 16k, 64k)\n", prog, granule), 2;
-	unsigned kb = 1u << (g->page_shift - 10);
+	unsigned kb = g->kb;
 	const struct variant *v = run_find_variant(variant, kb, err, sizeof(err));
 	if (!v)
 		return fprintf(stderr, "%s: %s\n", prog, err), 2;
@@ -512,7 +512,7 @@ static int cmd_gen(int argc, char **argv)
 	for (unsigned long i = 0; i < n; i++) {
 		char path[4096];
 
-		gen_script(&s, 1u << (g->page_shift - 10), variant, &rng);
+		gen_script(&s, g->kb, variant, &rng);
 		script_print(&s, text, sizeof(text));
 		snprintf(path, sizeof(path), "%s/gen_%04lu_%s.txt", argv[1], i, g->name);
 		if (write_file(path, text, strlen(text)))

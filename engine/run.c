@@ -39,11 +39,7 @@ static struct eng_event *event_buf;
 const struct variant *run_find_variant(const char *name, unsigned granule_kb, char *err,
 				       size_t errlen)
 {
-	char gname[16];
-	const struct granule *g;
-
-	snprintf(gname, sizeof(gname), "%uk", granule_kb);
-	g = granule_by_name(gname);
+	const struct granule *g = granule_by_kb(granule_kb);
 	const struct variant *v = g ? variant_find(name, g) : NULL;
 
 	if (!v) {
@@ -240,27 +236,6 @@ static void set_up_blocks(void)
 		}
 	}
 	history_detach();
-}
-
-/* The seed of a script's schedule tail (docs/script-format.md): a hash of
- * its binary form, variant name excluded (the fuzz harness replaces it), so
- * the same script always continues the same way, and any change to its
- * program or schedule may continue differently. Never 0. */
-static uint64_t script_tail_seed(const struct script *s)
-{
-	static uint8_t bin[SCRIPT_MAX_BYTES];
-	static struct script c;
-	uint64_t h = 0xcbf29ce484222325ULL;
-	size_t n;
-
-	c = *s;
-	memset(c.variant, 0, sizeof(c.variant));
-	c.variant[0] = 'x';
-	c.expect = EXPECT_NONE;
-	n = script_encode(&c, bin);
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ bin[i]) * 0x100000001b3ULL;
-	return h ? h : 1;
 }
 
 enum run_status run_script(const struct script *s, const struct run_opts *o,

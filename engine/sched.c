@@ -335,7 +335,7 @@ void eng_point(enum eng_kind k)
 	yield();
 }
 
-void eng_access_point(int kind) { eng_point((enum eng_kind)kind); }
+void eng_access_point(enum acc_kind kind) { eng_point((enum eng_kind)kind); }
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -398,7 +398,7 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 	}
 }
 
-void eng_access_note(int kind, const void *p, uint64_t before, uint64_t after)
+void eng_access_note(enum acc_kind kind, const void *p, uint64_t before, uint64_t after)
 {
 	eng_note((enum eng_kind)kind, p, before, after);
 }

@@ -32,10 +32,14 @@ struct rcu_head;
 #define ENG_MAX_LOCKS 8
 #define ENG_STACK (256 * 1024)
 
+/* The access layer's kinds (core/access_kind.h), then the engine's own. */
 enum eng_kind {
-	EK_LOAD, EK_STORE, EK_CMPXCHG, EK_XCHG, EK_OR, EK_ANDNOT,
-	EK_RCU_DEREF, EK_RCU_ASSIGN, EK_LOCK, EK_GP, EK_COUNT
+	EK_LOAD = ACC_LOAD, EK_STORE = ACC_STORE, EK_CMPXCHG = ACC_CMPXCHG,
+	EK_XCHG = ACC_XCHG, EK_OR = ACC_OR, EK_ANDNOT = ACC_ANDNOT,
+	EK_RCU_DEREF = ACC_KIND_COUNT, EK_RCU_ASSIGN, EK_LOCK, EK_GP, EK_COUNT
 };
+/* Recorded trace hashes mix these values in. */
+_Static_assert(EK_RCU_DEREF == 6 && EK_COUNT == 10, "event kinds are part of the trace hash");
 extern const char *const eng_kind_names[EK_COUNT];
 
 enum eng_pstate { PS_IDLE, PS_NEW, PS_READY, PS_DONE };

@@ -10,74 +10,52 @@
 #include "core/violation.h"
 
 static const char *const shape_names[BS_COUNT] = { "none", "ptes", "cont", "half" };
-static const char *const prot_names[4] = { "keep", "ro", "other", "rw" };
-static const char *const af_names[4] = { "read", "write", "mkwrite", "af" };
 
-unsigned granule_cont(unsigned kb)
+/* Instructions that are not writer ops, described like the ops of
+ * core/ops.c (name, argument shape, flags and their words). */
+static const struct op_word touch_words[] = { { "write", 1, 1 }, { NULL, 0, 0 } };
+static const struct op_desc non_op_instrs[SI_OP] = {
+	[SI_READ] = { .name = "read", .shape = OP_SHAPE_ENTRY },
+	[SI_READ_LOCKED] = { .name = "read_locked", .shape = OP_SHAPE_ENTRY },
+	[SI_TOUCH] = { .name = "touch", .shape = OP_SHAPE_ENTRY, .flags = 1, .words = touch_words },
+	[SI_GP] = { .name = "gp", .shape = OP_SHAPE_NONE },
+};
+
+const struct op_desc *instr_desc(uint8_t op)
 {
-	return kb == 4 ? 16 : kb == 16 ? 128 : kb == 64 ? 32 : 0;
+	if (op >= SI_OP && op < SI_OP + OP_COUNT)
+		return &op_desc[op - SI_OP];
+	if (op < SI_OP && non_op_instrs[op].name)
+		return &non_op_instrs[op];
+	return NULL;
 }
 
 const char *instr_name(uint8_t op)
 {
-	switch (op) {
-	case SI_READ: return "read";
-	case SI_READ_LOCKED: return "read_locked";
-	case SI_TOUCH: return "touch";
-	case SI_GP: return "gp";
-	default:
-		if (op >= SI_OP && op < SI_OP + OP_COUNT)
-			return op_names[op - SI_OP];
-		return NULL;
-	}
-}
+	const struct op_desc *d = instr_desc(op);
 
-/* What arguments each opcode takes. */
-enum argkind { A_NONE, A_ENTRY, A_RANGE, A_TABLE };
-
-static enum argkind arg_kind(uint8_t op)
-{
-	switch (op) {
-	case SI_READ: case SI_READ_LOCKED: case SI_TOUCH:
-	case SI_OP + OP_FOLD: case SI_OP + OP_UNFOLD: case SI_OP + OP_YOUNG:
-	case SI_OP + OP_ACCESS_FLAGS:
-		return A_ENTRY;
-	case SI_OP + OP_MAP: case SI_OP + OP_UNMAP: case SI_OP + OP_FLUSH_YOUNG:
-	case SI_OP + OP_CLEAR_YOUNG_DIRTY: case SI_OP + OP_WRPROTECT:
-		return A_RANGE;
-	default:
-		return A_TABLE;          /* gp, retire: no arguments */
-	}
-}
-
-static unsigned flags_allowed(uint8_t op)
-{
-	switch (op) {
-	case SI_TOUCH: return 1;
-	case SI_OP + OP_MAP: return OPF_YOUNG | OPF_DIRTY | OPF_NEW_FOLIO | OPF_PROT_MASK;
-	case SI_OP + OP_CLEAR_YOUNG_DIRTY: return OPF_DIRTY;
-	case SI_OP + OP_ACCESS_FLAGS: return 3;
-	default: return 0;
-	}
+	return d ? d->name : NULL;
 }
 
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why)
 {
-	if (!instr_name(in->op)) {
+	const struct op_desc *d = instr_desc(in->op);
+
+	if (!d) {
 		*why = "unknown opcode";
 		return false;
 	}
-	if (in->flags & ~flags_allowed(in->op)) {
+	if (in->flags & ~d->flags) {
 		*why = "flags not valid for this instruction";
 		return false;
 	}
-	switch (arg_kind(in->op)) {
-	case A_ENTRY:
+	switch (d->shape) {
+	case OP_SHAPE_ENTRY:
 		if (in->block >= nblocks) { *why = "block out of range"; return false; }
 		if (in->s >= cont) { *why = "entry out of range for the granule"; return false; }
 		if (in->n) { *why = "count must be 0 for a one-entry instruction"; return false; }
 		return true;
-	case A_RANGE:
+	case OP_SHAPE_RANGE:
 		if (in->block >= nblocks) { *why = "block out of range"; return false; }
 		if (in->s >= cont || in->n == 0 || in->n > cont - in->s) {
 			*why = "entry range out of the block";
@@ -147,12 +125,78 @@ static int validate(const struct script *s, struct script_error *err, size_t off
 }
 
 /* ---- binary ----------------------------------------------------------- */
-int script_decode(const uint8_t *buf, size_t len, struct script *s, struct script_error *err)
+
+/* The lenient reading's repairs (docs/script-format.md, fuzz/ uses them):
+ * a count or choice out of range is brought into it, leaving valid values
+ * as they are. */
+static unsigned in_range(unsigned x, unsigned lo, unsigned hi)
 {
+	return x >= lo && x <= hi ? x : lo + x % (hi - lo + 1);
+}
+
+/* An unknown opcode becomes the (op % number of opcodes)-th opcode in
+ * increasing order: the non-op instructions, then the writer ops. */
+static uint8_t fit_opcode(uint8_t op)
+{
+	unsigned n = 0, k;
+
+	for (unsigned i = 1; i < SI_OP; i++)
+		n += non_op_instrs[i].name != NULL;
+	k = op % (n + OP_COUNT);
+	if (k >= n)
+		return (uint8_t)(SI_OP + k - n);
+	for (unsigned i = 1; i < SI_OP; i++)
+		if (non_op_instrs[i].name && k-- == 0)
+			return (uint8_t)i;
+	return SI_READ;
+}
+
+static void fit_instr(struct instr *in, unsigned nblocks, unsigned cont)
+{
+	const struct op_desc *d;
+
+	if (!instr_desc(in->op))
+		in->op = fit_opcode(in->op);
+	d = instr_desc(in->op);
+	in->flags &= d->flags;
+	if (d->shape == OP_SHAPE_NONE) {
+		in->block = in->s = in->n = 0;
+		return;
+	}
+	if (in->block >= nblocks)
+		in->block = (uint8_t)(in->block % nblocks);
+	if (in->s >= cont)
+		in->s = (uint8_t)(in->s % cont);
+	if (d->shape == OP_SHAPE_ENTRY)
+		in->n = 0;
+	else if (in->n == 0 || in->n > cont - in->s)
+		in->n = (uint8_t)(1 + in->n % (cont - in->s));
+}
+
+/*
+ * The one reader of the binary form. Strict: every field must be valid,
+ * or the input is rejected with the byte offset and a reason. Lenient: an
+ * input with the magic, the version and a variant name is read field by
+ * field, each out-of-range field repaired (as in_range/fit_instr say; the
+ * schedule is whatever bytes follow its length field, and an input that
+ * ends inside a thread's instructions ends that thread's program there),
+ * then checked like a strict one. A valid script reads the same in both
+ * modes.
+ */
+int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned cont,
+		struct script *s, struct script_error *err)
+{
+	const bool lenient = mode == SCRIPT_LENIENT;
 	size_t o = 0;
 
-#define NEED(n, what) do { if (len - o < (size_t)(n)) \
-	return fail(err, o, "truncated: %s needs %zu byte(s), %zu left", what, (size_t)(n), len - o); } while (0)
+/* Lenient inputs too short to repair are what they are: the strict
+ * reading says why they are not scripts. */
+#define AS_STRICT() script_walk(buf, len, SCRIPT_STRICT, 0, s, err)
+#define NEED(n, what) do { if (len - o < (size_t)(n)) return lenient ? AS_STRICT() : \
+	fail(err, o, "truncated: %s needs %zu byte(s), %zu left", what, (size_t)(n), len - o); } while (0)
+	if (lenient && (len < 8 || memcmp(buf, SCRIPT_MAGIC, 4) || buf[4] != SCRIPT_VERSION ||
+			buf[6] == 0 || buf[6] > SCRIPT_NAME_MAX || len < 8u + buf[6]))
+		return AS_STRICT();
 	memset(s, 0, sizeof(*s));
 	NEED(6, "header");
 	if (memcmp(buf, SCRIPT_MAGIC, 4))
@@ -160,38 +204,85 @@ int script_decode(const uint8_t *buf, size_t len, struct script *s, struct scrip
 	if (buf[4] != SCRIPT_VERSION)
 		return fail(err, 4, "version %u not supported (this build reads %u)", buf[4], SCRIPT_VERSION);
 	s->granule_kb = buf[5];
-	if (!granule_cont(s->granule_kb))
-		return fail(err, 5, "granule %u KB (valid: 4, 16, 64)", buf[5]);
+	if (!granule_cont(s->granule_kb)) {
+		if (!lenient)
+			return fail(err, 5, "granule %u KB (valid: 4, 16, 64)", buf[5]);
+		s->granule_kb = 4;
+	}
+	if (!cont)
+		cont = granule_cont(s->granule_kb);
 	o = 6;
 	NEED(1, "variant name length");
 	size_t nl = buf[o++];
 	NEED(nl, "variant name");
-	if (!name_ok((const char *)buf + o, nl))
-		return fail(err, o - 1, "variant name: 1-%d characters of [a-z0-9_]", SCRIPT_NAME_MAX);
-	memcpy(s->variant, buf + o, nl);
+	if (lenient) {
+		static const char namechars[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+
+		for (size_t i = 0; i < nl; i++)
+			s->variant[i] = name_ok((const char *)buf + o + i, 1) ? (char)buf[o + i]
+				      : namechars[buf[o + i] % (sizeof(namechars) - 1)];
+	} else {
+		if (!name_ok((const char *)buf + o, nl))
+			return fail(err, o - 1, "variant name: 1-%d characters of [a-z0-9_]", SCRIPT_NAME_MAX);
+		memcpy(s->variant, buf + o, nl);
+	}
 	o += nl;
 	NEED(1, "block count");
 	s->nblocks = buf[o];
-	if (s->nblocks < 1 || s->nblocks > SCRIPT_MAX_BLOCKS)
+	if (lenient) {
+		/* as many as asked (1-4) and present */
+		s->nblocks = in_range(s->nblocks, 1, SCRIPT_MAX_BLOCKS);
+		if ((len - o - 1) / 2 < s->nblocks)
+			s->nblocks = (unsigned)((len - o - 1) / 2);
+		if (!s->nblocks)
+			return AS_STRICT();
+	} else if (s->nblocks < 1 || s->nblocks > SCRIPT_MAX_BLOCKS) {
 		return fail(err, o, "block count %u (valid: 1-%d)", s->nblocks, SCRIPT_MAX_BLOCKS);
+	}
 	o++;
 	NEED(2 * s->nblocks, "block states");
 	for (unsigned b = 0; b < s->nblocks; b++) {
 		s->block[b].shape = buf[o++];
 		s->block[b].flags = buf[o++];
+		if (lenient) {
+			s->block[b].shape = (uint8_t)in_range(s->block[b].shape, 0, BS_COUNT - 1);
+			s->block[b].flags = s->block[b].shape == BS_NONE ? 0 :
+					    s->block[b].flags & (OPF_YOUNG | OPF_DIRTY | OPF_PROT_MASK);
+		}
 	}
 	NEED(2, "expect and thread count");
 	s->expect = buf[o++];
 	s->nthreads = buf[o];
-	if (s->nthreads < 1 || s->nthreads > SCRIPT_MAX_THREADS)
+	if (lenient) {
+		if (s->expect > EXPECT_KIND(VK_COUNT - 1) || s->expect == EXPECT_KIND(VK_NONE))
+			s->expect = EXPECT_NONE;
+		s->nthreads = in_range(s->nthreads, 1, SCRIPT_MAX_THREADS);
+	} else if (s->nthreads < 1 || s->nthreads > SCRIPT_MAX_THREADS) {
 		return fail(err, o, "thread count %u (valid: 1-%d)", s->nthreads, SCRIPT_MAX_THREADS);
+	}
 	o++;
 	for (unsigned t = 0; t < s->nthreads; t++) {
+		size_t avail;
+
+		if (lenient && o >= len) {          /* no count for thread t: t threads */
+			if (!t)
+				return AS_STRICT();
+			s->nthreads = t;
+			break;
+		}
 		NEED(1, "instruction count");
 		s->ninstr[t] = buf[o];
-		if (s->ninstr[t] > SCRIPT_MAX_INSTRS)
+		if (lenient) {
+			s->ninstr[t] = in_range(s->ninstr[t], 0, SCRIPT_MAX_INSTRS);
+			avail = (len - o - 1) / SCRIPT_INSTR_BYTES;
+			if (avail < s->ninstr[t]) {  /* the input ends inside this thread */
+				s->ninstr[t] = (unsigned)avail;
+				s->nthreads = t + 1;
+			}
+		} else if (s->ninstr[t] > SCRIPT_MAX_INSTRS) {
 			return fail(err, o, "thread %u: %u instructions (at most %d)", t, s->ninstr[t],
 				    SCRIPT_MAX_INSTRS);
+		}
 		o++;
 		NEED(SCRIPT_INSTR_BYTES * s->ninstr[t], "instructions");
 		for (unsigned i = 0; i < s->ninstr[t]; i++, o += SCRIPT_INSTR_BYTES) {
@@ -202,7 +293,21 @@ int script_decode(const uint8_t *buf, size_t len, struct script *s, struct scrip
 			in->s = buf[o + 2];
 			in->n = buf[o + 3];
 			in->flags = buf[o + 4];
+			if (lenient)
+				fit_instr(in, s->nblocks, cont);
 		}
+	}
+	if (lenient) {
+		/* the schedule: the bytes after the length field, whatever it says */
+		size_t n = len >= o + 2 ? len - o - 2 : 0;
+
+		s->nsched = (unsigned)(n > SCRIPT_MAX_SCHED ? SCRIPT_MAX_SCHED : n);
+		for (unsigned i = 0; i < s->nsched; i++) {
+			uint8_t e = buf[o + 2 + i], t = e & 7;
+
+			s->sched[i] = t < s->nthreads ? e : (uint8_t)((e & ~7u) | t % s->nthreads);
+		}
+		return validate(s, err, 0);
 	}
 	NEED(2, "schedule length");
 	s->nsched = buf[o] | (unsigned)buf[o + 1] << 8;
@@ -215,43 +320,95 @@ int script_decode(const uint8_t *buf, size_t len, struct script *s, struct scrip
 	if (o != len)
 		return fail(err, o, "%zu trailing byte(s) after the schedule", len - o);
 #undef NEED
+#undef AS_STRICT
 	return validate(s, err, 0);
+}
+
+int script_decode(const uint8_t *buf, size_t len, struct script *s, struct script_error *err)
+{
+	return script_walk(buf, len, SCRIPT_STRICT, 0, s, err);
+}
+
+/* The binary form, one byte at a time, to a buffer or a hash. */
+struct sink { uint8_t *out; size_t n; uint64_t hash; };
+
+static void emit(struct sink *k, uint8_t b)
+{
+	if (k->out)
+		k->out[k->n] = b;
+	else
+		k->hash = (k->hash ^ b) * 0x100000001b3ULL;
+	k->n++;
+}
+
+static void emit_script(const struct script *s, const char *variant, uint8_t expect, struct sink *k)
+{
+	size_t nl = strlen(variant);
+
+	for (int i = 0; i < 4; i++)
+		emit(k, (uint8_t)SCRIPT_MAGIC[i]);
+	emit(k, SCRIPT_VERSION);
+	emit(k, (uint8_t)s->granule_kb);
+	emit(k, (uint8_t)nl);
+	for (size_t i = 0; i < nl; i++)
+		emit(k, (uint8_t)variant[i]);
+	emit(k, (uint8_t)s->nblocks);
+	for (unsigned b = 0; b < s->nblocks; b++) {
+		emit(k, s->block[b].shape);
+		emit(k, s->block[b].flags);
+	}
+	emit(k, expect);
+	emit(k, (uint8_t)s->nthreads);
+	for (unsigned t = 0; t < s->nthreads; t++) {
+		emit(k, (uint8_t)s->ninstr[t]);
+		for (unsigned i = 0; i < s->ninstr[t]; i++) {
+			const struct instr *in = &s->prog[t][i];
+
+			emit(k, in->op);
+			emit(k, in->block);
+			emit(k, in->s);
+			emit(k, in->n);
+			emit(k, in->flags);
+		}
+	}
+	emit(k, (uint8_t)(s->nsched & 0xff));
+	emit(k, (uint8_t)(s->nsched >> 8));
+	if (k->out)
+		memcpy(k->out + k->n, s->sched, s->nsched);
+	else
+		for (unsigned i = 0; i < s->nsched; i++)
+			k->hash = (k->hash ^ s->sched[i]) * 0x100000001b3ULL;
+	k->n += s->nsched;
 }
 
 size_t script_encode(const struct script *s, uint8_t *out)
 {
-	size_t o = 0, nl = strlen(s->variant);
+	struct sink k = { .out = out };
 
-	memcpy(out, SCRIPT_MAGIC, 4);
-	out[4] = SCRIPT_VERSION;
-	out[5] = (uint8_t)s->granule_kb;
-	o = 6;
-	out[o++] = (uint8_t)nl;
-	memcpy(out + o, s->variant, nl);
-	o += nl;
-	out[o++] = (uint8_t)s->nblocks;
-	for (unsigned b = 0; b < s->nblocks; b++) {
-		out[o++] = s->block[b].shape;
-		out[o++] = s->block[b].flags;
-	}
-	out[o++] = s->expect;
-	out[o++] = (uint8_t)s->nthreads;
-	for (unsigned t = 0; t < s->nthreads; t++) {
-		out[o++] = (uint8_t)s->ninstr[t];
-		for (unsigned i = 0; i < s->ninstr[t]; i++) {
-			const struct instr *in = &s->prog[t][i];
+	emit_script(s, s->variant, s->expect, &k);
+	return k.n;
+}
 
-			out[o++] = in->op;
-			out[o++] = in->block;
-			out[o++] = in->s;
-			out[o++] = in->n;
-			out[o++] = in->flags;
-		}
+bool script_canonical(const uint8_t *in, size_t len, uint8_t *out, size_t *outlen, unsigned cont)
+{
+	static struct script s;
+	struct script_error err;
+
+	if (script_walk(in, len, SCRIPT_LENIENT, cont, &s, &err)) {
+		*outlen = len > SCRIPT_MAX_BYTES + 1 ? SCRIPT_MAX_BYTES + 1 : len;
+		memcpy(out, in, *outlen);
+		return false;
 	}
-	out[o++] = (uint8_t)(s->nsched & 0xff);
-	out[o++] = (uint8_t)(s->nsched >> 8);
-	memcpy(out + o, s->sched, s->nsched);
-	return o + s->nsched;
+	*outlen = script_encode(&s, out);
+	return true;
+}
+
+uint64_t script_tail_seed(const struct script *s)
+{
+	struct sink k = { .hash = 0xcbf29ce484222325ULL };
+
+	emit_script(s, "x", EXPECT_NONE, &k);
+	return k.hash ? k.hash : 1;
 }
 
 /* ---- text ------------------------------------------------------------- */
@@ -272,16 +429,12 @@ static void put(struct out *o, const char *fmt, ...)
 		o->len = o->size - 1;
 }
 
-static void put_map_flags(struct out *o, unsigned f)
+/* The words for flags f, in the order the descriptor lists them. */
+static void put_words(struct out *o, const struct op_desc *d, unsigned f)
 {
-	if (f & OPF_YOUNG)
-		put(o, " young");
-	if (f & OPF_DIRTY)
-		put(o, " dirty");
-	if (f & OPF_NEW_FOLIO)
-		put(o, " new");
-	if (f & OPF_PROT_MASK)
-		put(o, " %s", prot_names[(f & OPF_PROT_MASK) >> OPF_PROT_SHIFT]);
+	for (const struct op_word *w = d->words; w && w->word; w++)
+		if ((f & w->mask) == w->value && (w->value || (d->required & w->mask)))
+			put(o, " %s", w->word);
 }
 
 size_t script_print(const struct script *s, char *buf, size_t size)
@@ -294,7 +447,7 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 	put(&o, "variant %s\n", s->variant);
 	for (unsigned b = 0; b < s->nblocks; b++) {
 		put(&o, "block %u %s", b, shape_names[s->block[b].shape]);
-		put_map_flags(&o, s->block[b].flags);
+		put_words(&o, &op_desc[OP_MAP], s->block[b].flags);
 		put(&o, "\n");
 	}
 	if (s->expect == EXPECT_CLEAN)
@@ -305,21 +458,15 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 		put(&o, "thread %u\n", t);
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
 			const struct instr *in = &s->prog[t][i];
+			const struct op_desc *d = instr_desc(in->op);
 
-			put(&o, "  %s", instr_name(in->op));
-			switch (arg_kind(in->op)) {
-			case A_ENTRY: put(&o, " %u %u", in->block, in->s); break;
-			case A_RANGE: put(&o, " %u %u+%u", in->block, in->s, in->n); break;
+			put(&o, "  %s", d->name);
+			switch (d->shape) {
+			case OP_SHAPE_ENTRY: put(&o, " %u %u", in->block, in->s); break;
+			case OP_SHAPE_RANGE: put(&o, " %u %u+%u", in->block, in->s, in->n); break;
 			default: break;
 			}
-			if (in->op == SI_TOUCH && in->flags)
-				put(&o, " write");
-			else if (in->op == SI_OP + OP_MAP)
-				put_map_flags(&o, in->flags);
-			else if (in->op == SI_OP + OP_CLEAR_YOUNG_DIRTY && in->flags)
-				put(&o, " dirty");
-			else if (in->op == SI_OP + OP_ACCESS_FLAGS)
-				put(&o, " %s", af_names[in->flags & 3]);
+			put_words(&o, d, in->flags);
 			put(&o, "\n");
 		}
 	}
@@ -372,20 +519,32 @@ static int lookup(const char *t, const char *const *names, int n)
 	return -1;
 }
 
-/* young / dirty / new / a prot name, into OPF_* bits; -1 if not one. */
-static int map_flag(const char *t, bool allow_new)
+/* Add word t of descriptor d to *flags; *given has the fields named so
+ * far. False if t is not one of d's words, or names a field again. */
+static bool add_word(const struct op_desc *d, const char *t, uint8_t *flags, uint8_t *given)
 {
-	int p;
+	for (const struct op_word *w = d->words; w && w->word; w++) {
+		if (strcmp(t, w->word))
+			continue;
+		if (*given & w->mask)
+			return false;
+		*given |= w->mask;
+		*flags |= w->value;
+		return true;
+	}
+	return false;
+}
 
-	if (!strcmp(t, "young"))
-		return OPF_YOUNG;
-	if (!strcmp(t, "dirty"))
-		return OPF_DIRTY;
-	if (allow_new && !strcmp(t, "new"))
-		return OPF_NEW_FOLIO;
-	if ((p = lookup(t, prot_names, 4)) > 0)
-		return p << OPF_PROT_SHIFT;
-	return -1;
+/* "a|b|c": the words of a required field, for messages. */
+static const char *required_words(const struct op_desc *d, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (const struct op_word *w = d->words; w && w->word && off < len; w++)
+		if (w->mask & d->required)
+			off += snprintf(buf + off, len - off, "%s%s", off ? "|" : "", w->word);
+	return buf;
 }
 
 static uint8_t op_by_text(const char *t)
@@ -458,13 +617,12 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 			if ((shape = lookup(tok[2], shape_names, BS_COUNT)) < 0)
 				return fail(err, lineno, "unknown block shape '%s' (none, ptes, cont, half)", tok[2]);
 			s->block[b].shape = (uint8_t)shape;
+			uint8_t given = 0;
 			for (int i = 3; i < n; i++) {
-				int f = map_flag(tok[i], false);
-
-				if (f < 0 || (s->block[b].flags & f) ||
-				    ((f & OPF_PROT_MASK) && (s->block[b].flags & OPF_PROT_MASK)))
+				/* the words of map, but for "new": a block's folio is always new */
+				if (!strcmp(tok[i], "new") ||
+				    !add_word(&op_desc[OP_MAP], tok[i], &s->block[b].flags, &given))
 					return fail(err, lineno, "unknown or repeated block flag '%s'", tok[i]);
-				s->block[b].flags |= (uint8_t)f;
 			}
 			s->nblocks++;
 		} else if (!strcmp(tok[0], "expect")) {
@@ -502,7 +660,8 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				s->sched[s->nsched++] = (uint8_t)(t | (r - 1) << 3);
 			}
 		} else {
-			uint8_t op = op_by_text(tok[0]);
+			uint8_t op = op_by_text(tok[0]), given = 0;
+			const struct op_desc *d = instr_desc(op);
 			struct instr *in;
 			int i = 1;
 
@@ -515,8 +674,8 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 			in = &s->prog[cur][s->ninstr[cur]];
 			memset(in, 0, sizeof(*in));
 			in->op = op;
-			switch (arg_kind(op)) {
-			case A_ENTRY: {
+			switch (d->shape) {
+			case OP_SHAPE_ENTRY: {
 				unsigned b, e;
 
 				if (n < 3 || !parse_uint(tok[1], 255, &b) || !parse_uint(tok[2], 255, &e))
@@ -526,7 +685,7 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				i = 3;
 				break;
 			}
-			case A_RANGE: {
+			case OP_SHAPE_RANGE: {
 				unsigned b, e, c;
 				char *plus = n >= 3 ? strchr(tok[2], '+') : NULL;
 
@@ -544,26 +703,14 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 			default:
 				break;
 			}
-			for (; i < n; i++) {
-				int f = -1;
-
-				if (op == SI_TOUCH && !strcmp(tok[i], "write"))
-					f = 1;
-				else if (op == SI_OP + OP_MAP)
-					f = map_flag(tok[i], true);
-				else if (op == SI_OP + OP_CLEAR_YOUNG_DIRTY && !strcmp(tok[i], "dirty"))
-					f = OPF_DIRTY;
-				else if (op == SI_OP + OP_ACCESS_FLAGS && !(in->flags & 0x80))
-					f = lookup(tok[i], af_names, 4), f = f < 0 ? -1 : f | 0x80;
-				if (f < 0 || ((in->flags & 0x7f) & f & 0x7f) ||
-				    (op == SI_OP + OP_MAP && (f & OPF_PROT_MASK) && (in->flags & OPF_PROT_MASK)))
+			for (; i < n; i++)
+				if (!add_word(d, tok[i], &in->flags, &given))
 					return fail(err, lineno, "unknown or repeated argument '%s' for %s", tok[i], tok[0]);
-				in->flags |= (uint8_t)f;
-			}
-			if (op == SI_OP + OP_ACCESS_FLAGS) {
-				if (!(in->flags & 0x80))
-					return fail(err, lineno, "access_flags takes BLOCK ENTRY read|write|mkwrite|af");
-				in->flags &= 3;
+			if ((given & d->required) != d->required) {
+				char words[128];
+
+				return fail(err, lineno, "%s takes BLOCK ENTRY %s", tok[0],
+					    required_words(d, words, sizeof(words)));
 			}
 			s->ninstr[cur]++;
 		}

@@ -72,6 +72,29 @@ struct script_error {
  * most SCRIPT_MAX_BYTES). */
 int script_decode(const uint8_t *buf, size_t len, struct script *s, struct script_error *err);
 size_t script_encode(const struct script *s, uint8_t *out);
+
+/* The binary reader behind script_decode, in either mode. Strict rejects
+ * any invalid field; lenient (what fuzzing reads mutated bytes with)
+ * repairs out-of-range fields instead, fitting instructions to blocks of
+ * cont entries (0: the script's own granule's), so that almost every byte
+ * string with the magic, version and a variant name is a script. A valid
+ * script reads the same either way; what the lenient reading gives always
+ * re-encodes to bytes that decode strictly. 0, or -1 with err set. */
+enum script_mode { SCRIPT_STRICT, SCRIPT_LENIENT };
+int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned cont,
+		struct script *s, struct script_error *err);
+
+/* The lenient reading as bytes (crash files, the decoder's own checks):
+ * true with the canonical script's encoding in out (room for
+ * SCRIPT_MAX_BYTES + 1); false if the input is not read as a script, with
+ * out holding it unchanged (at most SCRIPT_MAX_BYTES + 1 bytes). */
+bool script_canonical(const uint8_t *in, size_t len, uint8_t *out, size_t *outlen, unsigned cont);
+
+/* The seed of a script's schedule tail (docs/script-format.md): a hash of
+ * its binary form with the variant name and the expectation left out (the
+ * fuzz harness replaces the variant), so the same script always continues
+ * the same way. Never 0. */
+uint64_t script_tail_seed(const struct script *s);
 /* Text form. parse: 0, or -1 with err (offset = line). print writes a
  * NUL-terminated text into out (size at least SCRIPT_TEXT_MAX). */
 #define SCRIPT_TEXT_MAX 65536
@@ -85,6 +108,8 @@ int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why);
 /* "read", "map", ... ; NULL if not an opcode. */
 const char *instr_name(uint8_t op);
-unsigned granule_cont(unsigned kb);
+/* What an opcode takes (core/ops.h's descriptor; for writer ops, the op's
+ * own row of op_desc[]); NULL if not an opcode. */
+const struct op_desc *instr_desc(uint8_t op);
 
 #endif

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "engine/script.h"
-#include "fuzz/lenient.h"
 
 static enum dc_result mismatch(char *why, size_t whylen, const char *what)
 {
@@ -29,21 +28,21 @@ enum dc_result decoder_check(const uint8_t *data, size_t len, char *why, size_t 
 		 * scripts, and what it accepts decodes; from here on the checks
 		 * run on what it gives */
 		size_t c, c2;
-		bool ok = fuzz_canonical(data, len, canon, &c, 0);
+		bool ok = script_canonical(data, len, canon, &c, 0);
 
-		fuzz_canonical(canon, c, canon2, &c2, 0);
+		script_canonical(canon, c, canon2, &c2, 0);
 		if (c2 != c || memcmp(canon, canon2, c))
-			return mismatch(why, whylen, "fuzz_canonical is not idempotent");
+			return mismatch(why, whylen, "script_canonical is not idempotent");
 		if (!script_decode(data, len, &s, &err) && (c != len || memcmp(canon, data, len)))
-			return mismatch(why, whylen, "fuzz_canonical changed a canonical script");
+			return mismatch(why, whylen, "script_canonical changed a canonical script");
 		if (ok && script_decode(canon, c, &s, &err)) {
-			snprintf(why, whylen, "fuzz_canonical output does not decode (offset %zu: %s)",
+			snprintf(why, whylen, "script_canonical output does not decode (offset %zu: %s)",
 				 err.offset, err.reason);
 			return DC_MISMATCH;
 		}
 		/* fitted to a smaller granule's blocks, it still decodes */
-		if (ok && fuzz_canonical(data, len, canon2, &c2, 16) && script_decode(canon2, c2, &s, &err)) {
-			snprintf(why, whylen, "fuzz_canonical output (cont 16) does not decode (offset %zu: %s)",
+		if (ok && script_canonical(data, len, canon2, &c2, 16) && script_decode(canon2, c2, &s, &err)) {
+			snprintf(why, whylen, "script_canonical output (cont 16) does not decode (offset %zu: %s)",
 				 err.offset, err.reason);
 			return DC_MISMATCH;
 		}

@@ -4,7 +4,7 @@
  *   - the input loads (script_load: binary if it starts with the magic,
  *     else text) or is rejected with a reason; nothing else happens;
  *   - binary input that decodes re-encodes to exactly the input bytes;
- *     binary input is read as the harness reads it (fuzz/lenient.h: the
+ *     binary input is read as the harness reads it (engine/script.h, script_walk lenient: the
  *     schedule is the bytes present), which must be idempotent and leave
  *     canonical scripts unchanged;
  *   - any script that loads prints to text that parses back to the same

@@ -10,7 +10,7 @@
  *      behind the binary magic) never give DC_MISMATCH;
  *   3. a good share of the mutants is accepted, so the round-trip path is
  *      exercised and not only the rejections: at least half the binary
- *      mutants (read as the harness reads them, fuzz/lenient.h), 10% of the
+ *      mutants (read as the harness reads them, engine/script.h, script_walk lenient), 10% of the
  *      text mutants, and 90% of random bytes behind a valid header and
  *      variant name load.
  * Exit 0 pass, 1 fail (with the failing input in hex), 2 unreadable seed.

@@ -25,7 +25,7 @@
  *       and the sequence of interleaving features between runs: what
  *       afl-fuzz reports as instability; exit 1 if any file differs
  *
- * Binary files are read as the harness reads them (fuzz/lenient.h). Without
+ * Binary files are read as the harness reads them (script_walk, lenient). Without
  * --target a file runs with its own variant and granule. The
  * harness (fuzz/harness.c) overrides both, so crash files from a campaign
  * must be read with the campaign's target to reproduce.
@@ -58,7 +58,6 @@
 #include "engine/gen.h"
 #include "engine/run.h"
 #include "engine/script.h"
-#include "fuzz/lenient.h"
 
 static int usage(void)
 {
@@ -106,11 +105,7 @@ static int load_cont(const char *path, struct script *s, unsigned cont)
 	}
 	if (len >= 4 && !memcmp(buf, SCRIPT_MAGIC, 4)) {
 		/* crash files: read as the harness read them */
-		static uint8_t canon[SCRIPT_MAX_BYTES + 1];
-		size_t clen;
-
-		fuzz_canonical(buf, len, canon, &clen, cont);
-		rc = script_decode(canon, clen, s, &err);
+		rc = script_walk(buf, len, SCRIPT_LENIENT, cont, s, &err);
 	} else {
 		rc = script_load(buf, len, s, &err);
 	}
@@ -160,7 +155,7 @@ static int parse_target(const char *arg, struct target *t)
 	if (colon) {
 		if (!(g = granule_by_name(colon + 1)))
 			return fprintf(stderr, "fuzztool: unknown granule '%s' (4k, 16k, 64k)\n", colon + 1), 2;
-		t->kb = 1u << (g->page_shift - 10);
+		t->kb = g->kb;
 	}
 	load_cont_kb = t->kb;
 	return 0;
@@ -374,7 +369,7 @@ static int cmd_gen(int argc, char **argv)
 
 			if (!g)
 				return fprintf(stderr, "fuzztool gen: unknown granule '%s' (4k, 16k, 64k)\n", argv[i] + 10), 2;
-			kb = 1u << (g->page_shift - 10);
+			kb = g->kb;
 		} else if (!strncmp(argv[i], "--count=", 8)) {
 			count = (unsigned)strtoul(argv[i] + 8, &end, 10);
 			if (*end || !count || count > 100000)

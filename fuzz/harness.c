@@ -2,9 +2,9 @@
  * fuzz/harness.c - AFL++ / libFuzzer target over interleaving scripts.
  *
  * Each input is a binary script (engine/script.h; text is rejected: AFL++
- * mutates bytes), read leniently (fuzz/lenient.h: out-of-range fields are
- * repaired rather than rejected, the schedule is the bytes present) and
- * decoded by script_decode. The script's own granule and variant are replaced by the
+ * mutates bytes), read leniently (script_walk's SCRIPT_LENIENT mode,
+ * engine/script.h: out-of-range fields are repaired rather than rejected,
+ * the schedule is the bytes present). The script's own granule and variant are replaced by the
  * campaign's target, the script is run on the deterministic engine with
  * its schedule (ES_SCRIPT), and a violation of the contract aborts with a
  * report on stderr: that is the "crash" the fuzzer saves. Inputs that do
@@ -69,7 +69,6 @@
 #include "core/violation.h"
 #include "engine/run.h"
 #include "engine/script.h"
-#include "fuzz/lenient.h"
 
 #ifndef FEATURE_SLOTS
 #define FEATURE_SLOTS 4096
@@ -142,7 +141,7 @@ static void fuzz_init(void)
 		gname = "4k";
 	if (!(g = granule_by_name(gname)))
 		die_usage("FUZZ_GRANULE='%s' is not a granule (4k, 16k, 64k)%s", gname, "");
-	target_kb = 1u << (g->page_shift - 10);
+	target_kb = g->kb;
 	if (strlen(vname) > SCRIPT_NAME_MAX)
 		die_usage("FUZZ_VARIANT='%s' is too long%s", vname, "");
 	if (!(target = run_find_variant(vname, target_kb, err, sizeof(err))))
@@ -167,15 +166,12 @@ static void fuzz_init(void)
 	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
 #endif
 
-	/* Warm up before the fork server: the lenient reader's tables,
-	 * segments for 1-4 blocks and every coroutine stack, so no child builds
-	 * them again (and shows their one-time code as unstable coverage). */
+	/* Warm up before the fork server: segments for 1-4 blocks and every
+	 * coroutine stack, so no child builds them again (and shows their
+	 * one-time code as unstable coverage). */
 	static struct script w;
-	static uint8_t none[8];
 	struct run_result r;
-	size_t n;
 
-	fuzz_canonical(none, 0, none, &n, 0);
 	for (unsigned nb = 1; nb <= SCRIPT_MAX_BLOCKS; nb++) {
 		memset(&w, 0, sizeof(w));
 		w.granule_kb = target_kb;
@@ -207,16 +203,13 @@ static void report(struct script *s, const struct run_result *r)
 static void fuzz_one(const uint8_t *data, size_t len)
 {
 	static struct script s;
-	static uint8_t canon[SCRIPT_MAX_BYTES + 1];
 	struct script_error err;
 	struct run_result r;
 	const char *why;
 	unsigned cont = granule_cont(target_kb);
 	static unsigned errors;
-	size_t clen;
 
-	fuzz_canonical(data, len, canon, &clen, cont);
-	if (script_decode(canon, clen, &s, &err))
+	if (script_walk(data, len, SCRIPT_LENIENT, cont, &s, &err))
 		return;
 	s.granule_kb = target_kb;
 	memcpy(s.variant, target->name, strlen(target->name) + 1);

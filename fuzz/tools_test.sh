@@ -40,7 +40,7 @@ IFS=$'\t' read -r _ _ sig2 _ <<<"$line"
 "$FUZZTOOL" info --target=baseline:8k "$TMP/as_seed.bin" >/dev/null 2>&1
 [ $? -eq 2 ] && ok "bad granule: exit 2" || fail "bad granule not exit 2"
 
-# 1b: crash files are read as the harness reads them (fuzz/lenient.h):
+# 1b: crash files are read as the harness reads them (engine/script.h, script_walk lenient):
 # schedule bytes appended past the length field, or the file cut inside
 # the schedule, still read (the engine's strict decoder rejects both)
 cp "$TMP/as_seed.bin" "$TMP/longer.bin"; printf '\x00\x01\x02' >> "$TMP/longer.bin"

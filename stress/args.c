@@ -65,7 +65,7 @@ static void list_all(void)
 	printf("readers: lockless locked early-exit locked-early-exit\n");
 	printf("granules: 4k 16k 64k\nwriter ops:");
 	for (int i = 0; i < OP_COUNT; i++)
-		printf(" %s", op_names[i]);
+		printf(" %s", op_desc[i].name);
 	printf("\nviolation kinds: clean %s\nvariants (granule):\n", vkind_names());
 	for (unsigned i = 0; i < variant_count(); i++) {
 		const struct variant *v = variant_at(i);
