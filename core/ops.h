@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "core/history.h"
+#include "core/oracle/history.h"
 #include "core/mm.h"
 #include "core/rng.h"
 

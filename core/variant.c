@@ -28,3 +28,26 @@ const struct variant *variant_find(const char *name, const struct granule *g)
 
 unsigned variant_count(void) { return nregistry; }
 const struct variant *variant_at(unsigned i) { return i < nregistry ? registry[i] : NULL; }
+
+int variant_describe(const struct variant *v, const char *prog)
+{
+	return v && v->describe ? v->describe(v, prog) : 0;
+}
+
+int variant_describe_plugin(const struct variant *v, const char *prog)
+{
+	if (!v->n_provided) {
+		/* a file may replace any entry points, readers or writers, but
+		 * one that replaces none tests nothing of its own */
+		fprintf(stderr, "%s: the plug-in file defines none of the entry points of "
+			"core/kernel/entry_points.def (e.g. pte_t contpte_ptep_get_lockless(pte_t *orig_ptep))\n",
+			prog);
+		return 1;
+	}
+	fprintf(stderr, "%s: the plug-in file defines:", prog);
+	for (unsigned i = 0; i < v->n_provided; i++)
+		fprintf(stderr, " %s", v->provided[i]);
+	fprintf(stderr, "\n%s: the project provides the other %u entry points (core/kernel/)\n",
+		prog, v->n_defaults);
+	return 0;
+}

@@ -41,6 +41,12 @@ struct variant {
 	 * the table's PTL */
 	struct kc_entry_points ep;
 
+	/* Says, on stderr, what the subject is made of (a plug-in file: what it
+	 * defines; a kernel tree: its functions, adapters, what the project
+	 * fills in), before a run; prog prefixes the lines. Non-zero: the
+	 * subject cannot be run. NULL for built-in variants. */
+	int (*describe)(const struct variant *v, const char *prog);
+
 	/* plug-in builds: entry points the plug-in file defined itself */
 	const char *provided[64];
 	unsigned n_provided;
@@ -49,6 +55,11 @@ struct variant {
 };
 
 void variant_register(struct variant *v);
+/* v->describe, if it has one (0 otherwise). */
+int variant_describe(const struct variant *v, const char *prog);
+/* What a plug-in build says of itself: the entry points its file defines
+ * and how many the project fills in. */
+int variant_describe_plugin(const struct variant *v, const char *prog);
 /* NULL if no variant of that name was built for that granule. */
 const struct variant *variant_find(const char *name, const struct granule *g);
 /* All registered variants, in registration order. */

@@ -29,6 +29,15 @@ static struct variant vx_variant = {
 };
 
 #ifdef KC_WEAK_DEFAULTS
+/* How a build over these weak defaults describes itself: a plug-in file's
+ * build as variant_describe_plugin does; a kernel tree's build replaces
+ * this with its own report (kernel_tree/report.c), by the same link-time
+ * override as the entry points. */
+__attribute__((weak)) int kc_subject_describe(const struct variant *v, const char *prog)
+{
+	return variant_describe_plugin(v, prog);
+}
+
 /* Our own definitions under a second name: if the linker resolved an entry
  * point elsewhere, a plug-in file provided it. */
 #define KC_ENTRY(ret, name, params) \
@@ -48,6 +57,9 @@ __attribute__((constructor)) static void vx_register(void)
 	};
 
 	vx_variant.granule = granule_by_shift(PAGE_SHIFT);
+#ifdef KC_WEAK_DEFAULTS
+	vx_variant.describe = kc_subject_describe;
+#endif
 	if (KC_MUTANT_ID != KC_MUT_none) {
 		vx_variant.mutant = mutants[KC_MUTANT_ID - 1].name;
 		vx_variant.expect = mutants[KC_MUTANT_ID - 1].expect;

@@ -28,32 +28,21 @@
 #include "engine/gen.h"
 #include "engine/run.h"
 #include "engine/script.h"
+#include "engine/search.h"
 #include "engine/shrink.h"
 #include "engine/timeline.h"
 
 static const char *prog = "engine";
 
-/* Kernel-tree builds (kernel_tree/report.c) describe themselves: the file's
- * functions that run, what the project fills in, and at exit the calls and
- * flushes the file made. Absent from other builds. */
-extern int kernel_tree_describe(const struct variant *v) __attribute__((weak));
-
-static void describe_subject(const struct variant *v)
+/* A plug-in or kernel-tree build says what it is made of, once. */
+static int describe_subject(const struct variant *v)
 {
 	static bool done;
 
 	if (done || !v)
-		return;
+		return 0;
 	done = true;
-	if (kernel_tree_describe && !strcmp(v->name, "kernel_tree")) {
-		kernel_tree_describe(v);
-	} else if (v->n_provided + v->n_defaults) {
-		fprintf(stderr, "%s: the plug-in file defines:", prog);
-		for (unsigned i = 0; i < v->n_provided; i++)
-			fprintf(stderr, " %s", v->provided[i]);
-		fprintf(stderr, "\n%s: the project provides the other %u entry points (core/kernel/)\n",
-			prog, v->n_defaults);
-	}
+	return variant_describe(v, prog);
 }
 
 static int usage(void)
@@ -207,7 +196,8 @@ static int cmd_replay(int argc, char **argv)
 		if (!quiet) {
 			char e2[512];
 
-			describe_subject(run_find_variant(s.variant, s.granule_kb, e2, sizeof(e2)));
+			if (describe_subject(run_find_variant(s.variant, s.granule_kb, e2, sizeof(e2))))
+				return 2;
 		}
 		run_script(&s, &o, &r);
 		if (r.status == RS_ERROR) {
@@ -238,12 +228,10 @@ static int cmd_replay(int argc, char **argv)
 	return rc;
 }
 
-static double now_s(void)
+static void show_progress(uint64_t runs, double elapsed)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
+	fprintf(stderr, "\r[%5.1fs] %llu runs, %.0f runs/s   ", elapsed, (unsigned long long)runs,
+		runs / elapsed);
 }
 
 /* Seed scripts of the right granule from a directory (their programs;
@@ -330,7 +318,8 @@ static int cmd_explore(int argc, char **argv)
 	const struct variant *v = run_find_variant(variant, kb, err, sizeof(err));
 	if (!v)
 		return fprintf(stderr, "%s: %s\n", prog, err), 2;
-	describe_subject(v);
+	if (describe_subject(v))
+		return 2;
 	if (!runs && !seconds)
 		seconds = 10;
 	struct script *pool = NULL;
@@ -338,91 +327,55 @@ static int cmd_explore(int argc, char **argv)
 	if (seeds && !npool)
 		return fprintf(stderr, "%s: no %uk seed scripts in %s\n", prog, kb, seeds), 2;
 
-	/* a stream per seed: splitmix's state advances by a fixed constant, so
-	 * states seed * constant would make every seed the same stream shifted */
-	uint64_t rng = seed, n = 0;
-
-	rng = rng_next(&rng);
-	double t0 = now_s(), next_line = t0 + 1;
-	bool tty = isatty(2);
 	static struct script s;
-	struct run_result r;
+	struct run_result r, r2;
+	struct search x;
+	struct search_budget budget = { .runs = runs, .seconds = seconds,
+					.progress = isatty(2) ? show_progress : NULL };
+	double t;
 
+	search_init(&x, v, strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT, depth, seed);
+	x.pool = pool;
+	x.npool = npool;
 	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
 		strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
 		v->name, kb, npool ? "seed-corpus" : "random", (unsigned long long)seed);
-	for (;;) {
-		struct run_opts o = { .variant = v };
+	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 
-		if ((runs && n >= runs) || (!runs && now_s() - t0 >= seconds) ||
-		    (runs && seconds && now_s() - t0 >= seconds))
-			break;
-		if (npool) {
-			s = pool[rng_below(&rng, npool)];
-			strcpy(s.variant, v->name);
-			s.nsched = 0;
-			s.expect = EXPECT_NONE;
-		} else {
-			gen_script(&s, kb, v->name, &rng);
-		}
-		o.policy.kind = strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT;
-		o.policy.seed = rng_next(&rng);
-		o.policy.depth = depth;
-		o.policy.est_steps = 400;
-		run_script(&s, &o, &r);
-		n++;
-		if (r.status == RS_ERROR)
-			return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
-		if (tty && now_s() >= next_line) {
-			fprintf(stderr, "\r[%5.1fs] %llu runs, %.0f runs/s   ", now_s() - t0,
-				(unsigned long long)n, n / (now_s() - t0));
-			next_line = now_s() + 1;
-		}
-		if (r.status != RS_VIOLATION)
-			continue;
-		/* Save the program with the schedule taken, and check it replays. */
-		double t = now_s() - t0;
-		char path[4096], text[SCRIPT_TEXT_MAX];
-		unsigned nt = r.ntaken < SCRIPT_MAX_SCHED ? r.ntaken : SCRIPT_MAX_SCHED;
-		enum vkind kind = r.vio.kind;
-		struct run_result r2;
-		struct run_opts o2 = { .variant = v, .policy = { .kind = ES_SCRIPT } };
-
-		if (tty)
-			fputc('\n', stderr);
-		memcpy(s.sched, r.taken, nt);
-		s.nsched = nt;
-		s.expect = (uint8_t)EXPECT_KIND(kind);
-		print_result("found", &s, &r);
-		run_script(&s, &o2, &r2);
-		if (r2.status != RS_VIOLATION || r2.vio.kind != kind) {
-			printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
-			       run_status_text(&r2, err, sizeof(err)));
-		} else if (!no_shrink) {
-			unsigned before = s.nsched;
-
-			shrink_script(&s, &o2, kind);
-			printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
-			for (unsigned t = 0; t < s.nthreads; t++)
-				printf(" %u", s.ninstr[t]);
-			printf("\n");
-		}
-		mkdir(save, 0777);
-		snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
-			 kb, (unsigned long long)n);
-		script_print(&s, text, sizeof(text));
-		if (write_file(path, text, strlen(text)))
-			return 2;
-		printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
-		       vkind_name(kind), (unsigned long long)n, t, path);
-		printf("explore: replay with tools/repro %s\n", path);
-		return 1;
-	}
-	if (tty)
+	if (budget.progress)
 		fputc('\n', stderr);
-	printf("explore: no violation in %llu runs (%.1f s, %.0f runs/s)\n", (unsigned long long)n,
-	       now_s() - t0, n / (now_s() - t0));
-	return 0;
+	if (r.status == RS_ERROR)
+		return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+	if (!found) {
+		printf("explore: no violation in %llu runs (%.1f s, %.0f runs/s)\n",
+		       (unsigned long long)x.runs, t, x.runs / t);
+		return 0;
+	}
+	/* Save the program with the schedule taken, checked to replay. */
+	char path[4096], text[SCRIPT_TEXT_MAX];
+	enum vkind kind = r.vio.kind;
+	unsigned before = s.nsched;
+
+	print_result("found", &s, &r);
+	if (!search_confirm(v, &s, kind, !no_shrink, &r2)) {
+		printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
+		       run_status_text(&r2, err, sizeof(err)));
+	} else if (!no_shrink) {
+		printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
+		for (unsigned i = 0; i < s.nthreads; i++)
+			printf(" %u", s.ninstr[i]);
+		printf("\n");
+	}
+	mkdir(save, 0777);
+	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
+		 kb, (unsigned long long)x.runs);
+	script_print(&s, text, sizeof(text));
+	if (write_file(path, text, strlen(text)))
+		return 2;
+	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
+	       vkind_name(kind), (unsigned long long)x.runs, t, path);
+	printf("explore: replay with tools/repro %s\n", path);
+	return 1;
 }
 
 static int cmd_asm(int argc, char **argv, bool to_binary)

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/history.h"
+#include "core/oracle/history.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/ops.h"
-#include "core/probe.h"
+#include "core/oracle/oracle.h"
 
 extern int kc_bbml2_noabort;
 
@@ -30,7 +30,6 @@ static struct {
 	struct writer_ctx wctx[ENG_MAX_THREADS];
 	struct probe probe[ENG_MAX_THREADS];
 	bool reading[ENG_MAX_THREADS];
-	bool locked[ENG_MAX_THREADS];
 } R;
 
 static struct eng_event *event_buf;
@@ -101,7 +100,7 @@ static bool check_owed_all(unsigned tid, int touched)
 	for (unsigned b = 0; b < R.m->bpt; b++) {
 		if (touched >= 0 && (unsigned)touched != b)
 			continue;
-		if (!history_check_owed(R.m, 0, b, &vio)) {
+		if (!oracle_check_owed(R.m, 0, b, &vio)) {
 			found(tid, &vio);
 			return false;
 		}
@@ -109,27 +108,18 @@ static bool check_owed_all(unsigned tid, int touched)
 	return true;
 }
 
-/* A read passed the livelock bound with every other thread standing still. */
+/* A read passed property 4's bound with every other thread standing still. */
 static void on_solo_limit(unsigned tid)
 {
-	struct probe *p = &R.probe[tid];
-	struct violation v = { .kind = VK_LIVELOCK };
-	unsigned shift = R.m->g->page_shift;
-	size_t off = 0;
+	struct violation v;
+	char who[32];
 
 	if (!R.reading[tid]) {
 		eng.th[tid].solo_loads = 0;
 		return;
 	}
-	snprintf(v.summary, sizeof(v.summary),
-		 "livelock: reader (thread %u) made %llu loads on block %u entry %u while every other thread stood still",
-		 tid, (unsigned long long)eng.th[tid].solo_loads, p->o.block, p->o.t);
-	off += snprintf(v.detail + off, sizeof(v.detail) - off,
-			"  reader %s; the block it keeps retrying on (unchanging):\n",
-			R.locked[tid] ? "locked (ptep_get)" : "lockless (ptep_get_lockless)");
-	for (unsigned j = 0; j < R.m->cont && off < sizeof(v.detail) - 120; j++)
-		off += snprintf(v.detail + off, sizeof(v.detail) - off, "  %3u%s %s\n", j,
-				j == p->o.t ? "*" : " ", pm_format(acc_peek(&p->e[j]), shift).s);
+	snprintf(who, sizeof(who), "reader (thread %u)", tid);
+	progress_report(R.m, &R.probe[tid], eng.th[tid].solo_loads, who, &v);
 	found(tid, &v);
 	eng_stop();
 }
@@ -146,7 +136,6 @@ static void do_read(unsigned tid, const struct instr *in)
 		eng_lock(0);
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);
 	R.reading[tid] = true;
-	R.locked[tid] = locked;
 	eng.th[tid].solo_loads = 0;
 	val = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
 	R.reading[tid] = false;
@@ -273,7 +262,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	}
 	eng.feature = o->feature;
 	eng.step_limit = o->step_limit ? o->step_limit : 200000;
-	eng.solo_bound = 8 * (R.m->cont + 2);
+	eng.solo_bound = progress_bound(R.m->cont);
 	eng.on_solo_limit = on_solo_limit;
 	if (o->record_events) {
 		if (!event_buf && !(event_buf = malloc(EVENTS_CAP * sizeof(*event_buf)))) {

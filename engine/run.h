@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/mm.h"
-#include "core/oracle.h"
+#include "core/oracle/oracle.h"
 #include "core/variant.h"
 #include "core/violation.h"
 #include "engine/sched.h"

@@ -29,28 +29,6 @@ static void thread_entry(void *arg)
 	__builtin_trap();
 }
 
-/* Burckhardt et al. 2010: distinct random priorities d..d+n-1 and d-1
- * change points uniform in the next k steps. */
-static void pct_setup(unsigned depth, uint64_t k)
-{
-	unsigned d = depth ? depth : 1, order[ENG_MAX_THREADS];
-
-	for (unsigned i = 0; i < eng.nthreads; i++)
-		order[i] = i;
-	for (unsigned i = eng.nthreads; i > 1; i--) {
-		unsigned j = rng_below(&eng.rng, i), x = order[i - 1];
-
-		order[i - 1] = order[j];
-		order[j] = x;
-	}
-	for (unsigned i = 0; i < eng.nthreads; i++)
-		eng.th[order[i]].prio = (int)(d + i);
-	eng.nchanges = d - 1 > 8 ? 8 : d - 1;
-	for (unsigned i = 0; i < eng.nchanges; i++)
-		eng.change_at[i] = eng.steps + 1 + rng_next(&eng.rng) % (k ? k : 1000);
-	eng.next_low = d - 1;
-}
-
 int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
 	     const void *base, size_t size)
 {
@@ -67,10 +45,6 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 	eng.hash = 0xcbf29ce484222325ULL;
 	eng.stop = eng.limit_hit = eng.deadlock = false;
 	eng.pol = *pol;
-	eng.si = 0;
-	eng.run_left = 0;
-	eng.run_tid = (int)nthreads - 1;     /* the fallback starts at thread 0 */
-	eng.rng = pol->seed;
 	eng.ntaken = 0;
 	eng.nevents = 0;
 	eng.cb_head = NULL;
@@ -96,12 +70,21 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 		t->rcu_epoch = 0;
 		t->instr = 0;
 		t->solo_loads = 0;
-		t->prio = 0;
 	}
-	eng.tail = ES_SCRIPT;
 	eng.streak = 0;
-	if (pol->kind == ES_PCT)
-		pct_setup(pol->depth, pol->est_steps);
+	switch (pol->kind) {
+	case ES_RANDOM:
+		eng.policy = random_policy_init(&eng.policy_state.random, pol->seed);
+		break;
+	case ES_PCT:
+		eng.policy = pct_policy_init(&eng.policy_state.pct, pol->seed, nthreads, pol->depth,
+					     pol->est_steps, 0);
+		break;
+	default:
+		eng.policy = replay_policy_init(&eng.policy_state.replay, pol->sched, pol->nsched,
+						pol->tail_seed);
+		break;
+	}
 	return 0;
 }
 
@@ -140,7 +123,7 @@ void eng_stop(void)
 	}
 }
 
-/* ---- runnability and policies ----------------------------------------- */
+/* ---- runnability ------------------------------------------------------ */
 static bool gp_done(const struct eng_thread *t)
 {
 	for (unsigned u = 0; u < eng.nthreads; u++)
@@ -164,104 +147,14 @@ static bool runnable(unsigned tid)
 	return true;
 }
 
-/* Next runnable thread at or after tid, cyclically; -1 if none. */
-static int next_runnable(unsigned tid)
+static uint32_t runnable_mask(void)
 {
-	for (unsigned i = 0; i < eng.nthreads; i++) {
-		unsigned u = (tid + i) % eng.nthreads;
-
-		if (runnable(u))
-			return (int)u;
-	}
-	return -1;
-}
-
-#define FALLBACK_QUANTUM 64
-
-static int pick_script(void)
-{
-	while (eng.si < eng.pol.nsched || eng.run_left) {
-		if (!eng.run_left) {
-			uint8_t e = eng.pol.sched[eng.si++];
-
-			eng.run_tid = e & 7;
-			eng.run_left = (e >> 3) + 1;
-		}
-		if ((unsigned)eng.run_tid < eng.nthreads && runnable(eng.run_tid)) {
-			eng.run_left--;
-			return eng.run_tid;
-		}
-		eng.run_left = 0;       /* not runnable: the entry is skipped */
-	}
-	return -2;                  /* exhausted: the tail decides */
-}
-
-static int pick_random(void);
-static int pick_pct(int last);
-
-/* After the script's schedule: round robin, FALLBACK_QUANTUM steps each
- * (tail_seed 0), or PCT / random seeded by tail_seed. */
-static int pick_tail(int last)
-{
-	if (eng.tail == ES_SCRIPT && eng.pol.tail_seed) {
-		eng.rng = eng.pol.tail_seed;
-		eng.tail = (eng.pol.tail_seed >> 62) == 0 ? ES_RANDOM : ES_PCT;
-		if (eng.tail == ES_PCT)
-			pct_setup(3, 400);
-	}
-	if (eng.tail == ES_RANDOM)
-		return pick_random();
-	if (eng.tail == ES_PCT)
-		return pick_pct(last);
-	if (eng.run_left && runnable(eng.run_tid)) {
-		eng.run_left--;
-		return eng.run_tid;
-	}
-	int u = next_runnable((unsigned)(eng.run_tid + 1) % eng.nthreads);
-	if (u < 0)
-		return -1;
-	eng.run_tid = u;
-	eng.run_left = FALLBACK_QUANTUM - 1;
-	return u;
-}
-
-static int pick_random(void)
-{
-	int cand[ENG_MAX_THREADS], n = 0;
+	uint32_t m = 0;
 
 	for (unsigned u = 0; u < eng.nthreads; u++)
 		if (runnable(u))
-			cand[n++] = (int)u;
-	return n ? cand[rng_below(&eng.rng, n)] : -1;
-}
-
-/* A thread PCT has run this many steps in a row while another could run
- * is spinning (a reader retrying on a block a lower-priority writer is in
- * the middle of): it drops below every other thread, as at a change point.
- * Without this, PCT's strict priorities starve the writer and the run ends
- * at the step limit. */
-#define PCT_SPIN_STEPS 256
-
-static int pick_pct(int last)
-{
-	int best = -1;
-
-	for (unsigned i = 0; i < eng.nchanges; i++)
-		if (eng.change_at[i] == eng.steps && last >= 0)
-			eng.th[last].prio = (int)eng.next_low--;   /* below every initial one */
-	if (last >= 0 && eng.streak >= PCT_SPIN_STEPS) {
-		for (unsigned u = 0; u < eng.nthreads; u++) {
-			if (u != (unsigned)last && runnable(u)) {
-				eng.th[last].prio = (int)eng.next_low--;
-				eng.streak = 0;
-				break;
-			}
-		}
-	}
-	for (unsigned u = 0; u < eng.nthreads; u++)
-		if (runnable(u) && (best < 0 || eng.th[u].prio > eng.th[best].prio))
-			best = (int)u;
-	return best;
+			m |= 1u << u;
+	return m;
 }
 
 static void record_taken(int tid)
@@ -293,17 +186,12 @@ uint64_t eng_run(void)
 		resume(i);
 	}
 	while (!eng.stop) {
-		int tid;
+		struct pick_view v = {
+			.runnable = runnable_mask(), .nthreads = eng.nthreads, .last = last,
+			.steps = eng.steps, .streak = eng.streak,
+		};
+		int tid = eng.policy->pick(eng.policy, &v);
 
-		switch (eng.pol.kind) {
-		case ES_RANDOM: tid = pick_random(); break;
-		case ES_PCT: tid = pick_pct(last); break;
-		default:
-			tid = pick_script();
-			if (tid == -2)
-				tid = pick_tail(last);
-			break;
-		}
 		if (tid < 0) {
 			for (unsigned u = 0; u < eng.nthreads; u++)
 				if (eng.th[u].state != PS_DONE)

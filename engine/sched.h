@@ -12,9 +12,11 @@
  * Blocking: a thread in front of a lock another thread holds, or in a grace
  * period that still waits for a reader, is not runnable.
  *
- * The policy is a script's schedule (replay), uniform random, or PCT. Each
- * run yields a trace hash over every access (thread, kind, location, values
- * before and after): same script, same trace, on every run and machine.
+ * Which runnable thread takes the next step is a policy's choice
+ * (engine/policy.h: a script's schedule, uniform random, or PCT); this file
+ * is the mechanics only. Each run yields a trace hash over every access
+ * (thread, kind, location, values before and after): same script, same
+ * trace, on every run and machine.
  */
 #ifndef ENGINE_SCHED_H
 #define ENGINE_SCHED_H
@@ -25,10 +27,11 @@
 
 #include "core/access.h"
 #include "engine/coro.h"
+#include "engine/policy.h"
 
 struct rcu_head;
 
-#define ENG_MAX_THREADS 4
+#define ENG_MAX_THREADS POLICY_MAX_THREADS
 #define ENG_MAX_LOCKS 8
 #define ENG_STACK (256 * 1024)
 
@@ -66,17 +69,17 @@ struct eng_thread {
 	uint64_t rcu_epoch;         /* outermost rcu_read_unlock count */
 	unsigned instr;             /* instruction index (set by the body) */
 	uint64_t solo_loads;        /* loads in a row with no other thread's step */
-	int prio;                   /* PCT priority */
 };
 
 enum eng_strategy { ES_SCRIPT, ES_RANDOM, ES_PCT };
 
+/* Which policy a run uses, and its parameters. */
 struct eng_policy {
 	enum eng_strategy kind;
 	/* ES_SCRIPT: run-length entries (thread | (run - 1) << 3), then, once
-	 * they run out, a tail chosen by tail_seed (engine/run.c derives it
-	 * from the script's bytes): 0 round robin; else PCT with depth 3 (three
-	 * seeds in four) or uniform random, with that seed */
+	 * they run out, a tail seeded by tail_seed (engine/run.c derives it
+	 * from the script: script_tail_seed): PCT with depth 3 (three seeds in
+	 * four) or uniform random */
 	const uint8_t *sched;
 	unsigned nsched;
 	uint64_t tail_seed;
@@ -101,15 +104,14 @@ struct eng {
 	bool stop;                  /* a violation ended the run */
 	bool limit_hit;
 	bool deadlock;
-	/* policy state */
+	/* the policy picking the threads (engine/policy.h) */
 	struct eng_policy pol;
-	unsigned si, run_left;      /* script position, steps left of the entry */
-	int run_tid;
-	enum eng_strategy tail;     /* ES_SCRIPT: how the tail is being chosen */
-	uint64_t rng;
-	uint64_t change_at[8];      /* PCT change points (step numbers) */
-	unsigned nchanges;
-	int next_low;               /* next priority for a demoted thread (may go negative) */
+	struct policy *policy;
+	union {
+		struct random_policy random;
+		struct pct_policy pct;
+		struct replay_policy replay;
+	} policy_state;
 	uint64_t streak;            /* steps in a row by the last thread picked */
 	/* the schedule actually taken, run-length encoded like a script's */
 	uint8_t *taken;

@@ -57,6 +57,7 @@
 #include "core/rng.h"
 #include "engine/gen.h"
 #include "engine/run.h"
+#include "engine/search.h"
 #include "engine/script.h"
 
 static int usage(void)
@@ -358,7 +359,7 @@ static int cmd_gen(int argc, char **argv)
 	const char *dir = NULL;
 	unsigned kb = 4, count = 32, made = 0, tries = 0, nfrom = 0;
 	static struct script from[256];
-	uint64_t seed = 1, rng;
+	uint64_t seed = 1;
 	char err[1024];
 
 	for (int i = 0; i < argc; i++) {
@@ -408,23 +409,20 @@ static int cmd_gen(int argc, char **argv)
 	if (!v)
 		return fprintf(stderr, "fuzztool: %s\n", err), 2;
 	/* a splitmix64 stream per seed, far from the others' (see tools/ttfd) */
-	rng = seed * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL;
+	struct search x;
+
+	search_init(&x, v, ES_RANDOM, 0, seed);
+	x.rng = seed * 0xd1342543de82ef95ULL + 0x2545f4914f6cdd1dULL;
+	x.pool = from;
+	x.npool = nfrom;
 	while (made < count && tries++ < 100 * count) {
 		static struct script s;
 		static uint8_t bin[SCRIPT_MAX_BYTES];
 		struct run_result r;
 		char path[4096];
 
-		if (nfrom) {
-			s = from[made % nfrom];
-			s.granule_kb = kb;
-			strcpy(s.variant, "baseline");
-			s.expect = EXPECT_NONE;
-		} else {
-			gen_script(&s, kb, "baseline", &rng);
-		}
-		struct run_opts o = { .variant = v, .policy = { .kind = ES_RANDOM, .seed = rng_next(&rng) } };
-		if (run_script(&s, &o, &r) != RS_CLEAN || r.ntaken > SCRIPT_MAX_SCHED)
+		search_next_program(&x, nfrom ? (int)(made % nfrom) : -1, &s);
+		if (search_run_one(&x, &s, &r) != RS_CLEAN || r.ntaken > SCRIPT_MAX_SCHED)
 			continue;
 		memcpy(s.sched, r.taken, r.ntaken);
 		s.nsched = r.ntaken;

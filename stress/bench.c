@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
-#include "core/history.h"
+#include "core/oracle/history.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"

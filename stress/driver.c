@@ -15,11 +15,10 @@
 #include <unistd.h>
 
 #include "core/access.h"
-#include "core/history.h"
 #include "core/hw.h"
 #include "core/mm.h"
-#include "core/oracle.h"
-#include "core/probe.h"
+#include "core/oracle/oracle.h"
+#include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
 
@@ -79,17 +78,18 @@ struct reader {
 	pthread_t th;
 	uint64_t rng;
 	sigjmp_buf jb;
-	uint64_t q_seen;         /* quiesce phase in which the limit was already hit */
-	uint64_t bound;          /* loads a read may take once writers stand still */
+	uint64_t q_seen;         /* still phase this read was first seen in */
+	uint64_t q_loads;        /* the read's loads then */
+	uint64_t bound;          /* loads between checks: a quarter of property 4's bound */
 	bool yield_pending;      /* chaos: yield at the next limit crossing */
 	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
 	struct judge_stats st;
 };
 static __thread struct reader *self_reader;
 
-/* The access layer calls this every `bound` loads of one read. While writers
- * and hardware stand still a correct reader needs at most one retry; a read
- * that passes the bound twice in one still phase is a livelock. */
+/* The access layer calls this every `bound` loads of one read. A read that
+ * makes progress_bound() loads inside one still phase (writers and
+ * hardware standing still) is a livelock (property 4). */
 static void reader_on_limit(struct acc_thread *t)
 {
 	struct reader *r = self_reader;
@@ -109,30 +109,13 @@ static void reader_on_limit(struct acc_thread *t)
 	}
 	if (atomic_load_explicit(&g_stop, memory_order_relaxed))
 		siglongjmp(r->jb, 2);          /* run over: abandon this read */
-	if ((q & 1) && r->q_seen == q)
-		siglongjmp(r->jb, 1);
-	if (q & 1)
+	if ((q & 1) && r->q_seen != q) {
 		r->q_seen = q;
+		r->q_loads = acc_loads(t);
+	} else if ((q & 1) && acc_loads(t) - r->q_loads >= progress_bound(M.cont)) {
+		siglongjmp(r->jb, 1);
+	}
 	acc_arm(t, r->bound);
-}
-
-static void livelock_report(struct reader *r, const struct read_obs *o, uint64_t *e,
-			    uint64_t loads)
-{
-	struct violation v = { .kind = VK_LIVELOCK };
-	unsigned shift = M.g->page_shift;
-	size_t off = 0;
-
-	snprintf(v.summary, sizeof(v.summary),
-		 "livelock: reader made %llu loads on table %u block %u entry %u while writers and hardware stood still",
-		 (unsigned long long)loads, o->lt, o->block, o->t);
-	off += snprintf(v.detail + off, sizeof(v.detail) - off,
-			"  reader %s; the block it keeps retrying on (unchanging):\n",
-			C->locked ? "locked (ptep_get)" : "lockless (ptep_get_lockless)");
-	for (unsigned j = 0; j < M.cont && off < sizeof(v.detail) - 120; j++)
-		off += snprintf(v.detail + off, sizeof(v.detail) - off, "  %3u%s %s\n", j,
-				j == o->t ? "*" : " ", pm_format(acc_peek(&e[j]), shift).s);
-	report(&v);
 }
 
 static void *reader_main(void *arg)
@@ -145,7 +128,7 @@ static void *reader_main(void *arg)
 	self_reader = r;
 	rcu_register_thread();
 	acc_self.on_limit = reader_on_limit;
-	r->bound = 4 * (cont + 2);
+	r->bound = progress_bound(cont) / 4;
 	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
@@ -165,8 +148,12 @@ static void *reader_main(void *arg)
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
-			if (jumped == 1)
-				livelock_report(r, &p.o, p.e, acc_loads(&acc_self));
+			if (jumped == 1) {
+				struct violation vio;
+
+				progress_report(&M, &p, acc_loads(&acc_self), "reader", &vio);
+				report(&vio);
+			}
 			probe_abandon(&p);
 			if (C->locked)
 				pthread_mutex_unlock(&M.ptl[lt]);
@@ -213,7 +200,7 @@ static bool check_owed(unsigned lt, int touched)
 	for (unsigned b = 0; b < M.bpt; b++) {
 		if (touched >= 0 && (unsigned)touched != b)
 			continue;
-		if (!history_check_owed(&M, lt, b, &vio)) {
+		if (!oracle_check_owed(&M, lt, b, &vio)) {
 			report(&vio);
 			return false;
 		}

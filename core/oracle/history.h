@@ -1,5 +1,5 @@
 /*
- * core/history.h - the software writers' side of the oracle.
+ * core/oracle/history.h - the software writers' log the oracle reads.
  *
  * A writer thread attaches an observer to the access layer; every store or
  * read-modify-write it makes to an entry is logged in the block's history
@@ -14,15 +14,14 @@
  * consumes the bit (unmap, clean, age) marks index+1 of its record. Whenever
  * mark > consume, the entry must still show the bit.
  */
-#ifndef CORE_HISTORY_H
-#define CORE_HISTORY_H
+#ifndef CORE_ORACLE_HISTORY_H
+#define CORE_ORACLE_HISTORY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "core/access.h"
 #include "core/mm.h"
-#include "core/violation.h"
 
 #define CONSUMES_DIRTY 0x1
 #define CONSUMES_YOUNG 0x2
@@ -44,11 +43,6 @@ struct writer_ctx {
 /* Route this thread's mutations into the history. */
 void history_attach(struct writer_ctx *w);
 void history_detach(void);
-
-/* Under the PTL of lt: does every entry of the block still show the dirty
- * and young state hardware gave it? Fills out and returns false if not. */
-bool history_check_owed(struct harness_mm *m, unsigned lt, unsigned block,
-			struct violation *out);
 
 /* Read record index k (0-based); false if overwritten or incomplete. */
 bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,

@@ -1,5 +1,9 @@
-/* core/probe.c - the read window protocol (see core/probe.h, core/oracle.h). */
-#include "core/probe.h"
+/*
+ * core/oracle/window.c - how a read is observed: the window protocol
+ * (core/oracle/oracle.h), and property 5, memory safety: the page a reader
+ * read was not freed or reused before its rcu_read_unlock.
+ */
+#include "core/oracle/oracle.h"
 
 #include <stdio.h>
 

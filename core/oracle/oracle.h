@@ -1,0 +1,104 @@
+/*
+ * core/oracle/oracle.h - the contract in code: one file per property group
+ * of docs/contract.md, used alike by the stress driver and the engine.
+ *
+ *   window.c      how a read is observed (the window protocol) and
+ *                 property 5, memory safety
+ *   read_props.c  properties 1-3 of a read: no torn mapping, no phantom
+ *                 bits, no lost bits
+ *   progress.c    property 4: the one livelock bound, and its report
+ *   writers.c     what writers promise: hardware's bits are not lost
+ *   history.c     the writers' log the checks read (history.h)
+ *
+ * Around each read the harness takes, without any lock:
+ *   c0 = lcomp, e0 = hw_end, b0 = hw_begin     (window start)
+ *   table = rcu_dereference(...)               (after c0: a table move
+ *                                               before it is in the window)
+ *   P  = snapshot of the block
+ *   lp = lseq                                  (P exact if lp == c0)
+ *   R  = the reader's result
+ *   acquire fence
+ *   Q  = snapshot of the block
+ *   l1 = lseq, b1 = hw_begin                   (window end)
+ * From the block's history the oracle then knows every value software gave
+ * each entry in the window. If no software store landed in the window
+ * (l1 == c0) contents were constant and only hardware set bits, so P and Q
+ * bound every entry's state; if no hardware update did (e0 == b0 == b1), the
+ * history alone is exact. Either way the bits are judged exactly; when both
+ * raced, only the mapping content is (it never depends on hardware).
+ */
+#ifndef CORE_ORACLE_ORACLE_H
+#define CORE_ORACLE_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/mm.h"
+#include "core/violation.h"
+
+/* ---- the read window (window.c) ------------------------------------------ */
+struct read_obs {
+	unsigned lt, block, t;     /* logical table, block, target index in block */
+	bool locked;
+	bool moved;                /* the page read was vacated by a table move by
+				    * the window's end: it then holds none after the
+				    * move, which the logical history does not show */
+	unsigned slot;             /* physical table page read (for reports) */
+	uint64_t c0, l1, e0, b0, b1;
+	uint64_t lp;               /* lseq right after P: == c0 means no software
+				    * store had begun by then, so P is exactly
+				    * each entry's value at the window's start */
+	uint64_t P[MAX_CONT_PTES], Q[MAX_CONT_PTES];
+	uint64_t R;
+};
+
+/* One judged read, shared by the stress driver's reader threads and the
+ * engine's READ steps:
+ *   ptep = probe_open(...)     window start, rcu_read_lock, table, P
+ *   R = reader(ptep)           the variant's ptep_get[_lockless]
+ *   probe_close(..., R)        Q, window end, rcu_read_unlock
+ *   probe_judge(...)           property 5, then properties 1-3
+ * A locked read takes the table's PTL around all of it (the caller's lock). */
+struct probe {
+	struct read_obs o;
+	struct slot_hdr *slot;
+	uint64_t *e;                /* the block's entries in the page read */
+	uint32_t gen, gen2, state;
+};
+
+enum verdict { VERDICT_OK, VERDICT_UNJUDGED, VERDICT_VIOLATION };
+
+/* Which checks a verdict could apply (for statistics). */
+struct judge_stats {
+	uint64_t hw_quiet, sw_quiet, content_only, unjudged;
+};
+
+uint64_t *probe_open(struct harness_mm *m, struct probe *p, unsigned lt, unsigned block,
+		     unsigned t, bool locked);
+void probe_close(struct harness_mm *m, struct probe *p, uint64_t R);
+/* Leave the read-side section of a read that will never return. */
+void probe_abandon(struct probe *p);
+enum verdict probe_judge(struct harness_mm *m, struct probe *p, struct violation *out,
+			 struct judge_stats *st);
+
+/* ---- properties 1-3 (read_props.c) ------------------------------------- */
+enum verdict oracle_judge(struct harness_mm *m, const struct read_obs *o,
+			  struct violation *out, struct judge_stats *st);
+
+/* ---- property 4 (progress.c) ---------------------------------------------- */
+/* Loads a read may make while no writer and no hardware agent can change
+ * its table (they stand still, or are done): a correct reader needs at
+ * most two passes over the block. More is a livelock. */
+static inline uint64_t progress_bound(unsigned cont) { return 8 * (uint64_t)(cont + 2); }
+
+/* The livelock report for a read p (opened, never returned) that made
+ * loads loads; who: "reader" or "reader (thread 2)". */
+void progress_report(const struct harness_mm *m, const struct probe *p, uint64_t loads,
+		     const char *who, struct violation *out);
+
+/* ---- writers against hardware (writers.c) ------------------------------- */
+/* Under the PTL of lt: does every entry of the block still show the dirty
+ * and young state hardware gave it? Fills out and returns false if not. */
+bool oracle_check_owed(struct harness_mm *m, unsigned lt, unsigned block, struct violation *out);
+
+#endif
