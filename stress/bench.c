@@ -28,11 +28,11 @@
 #include <unistd.h>
 
 #include "core/access.h"
-#include "core/oracle/history.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
+#include "stress/agents.h"
 
 #define TABLES 2
 #define BLOCKS 4
@@ -201,64 +201,17 @@ static unsigned time_pair(read_fn fa, read_fn fb, uint64_t *const *ptrs, double 
 	return r;
 }
 
-/* ---- with writers: the writer and hardware threads ---------------------- */
-static struct harness_mm M;
+/* ---- with writers: the stress run's own writer and hardware threads ---- */
+static struct stress_world W;
+#define M (W.m)
+
 static struct block_plan plans[TABLES * BLOCKS];
-static atomic_int g_stop;
-static _Atomic uint64_t g_wops, g_hwops;
 
-struct agent {
-	pthread_t th;
-	uint64_t rng;
-};
-
-/* As stress/driver.c writer_main, without chaos or the owed-bits check. */
-static uint32_t g_ops;
-
-static void *writer_thread(void *arg)
+/* Writers' findings are the stress tests' business, not the bench's. */
+static void ignore_finding(struct stress_world *w, const struct violation *v)
 {
-	struct agent *a = arg;
-	struct writer_ctx w = { .m = &M, .chaos = 0, .rng = a->rng ^ 0x5bd1e995, .hot = NULL };
-
-	rcu_register_thread();
-	history_attach(&w);
-	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-		unsigned lt = rng_below(&a->rng, M.ntables);
-		enum op op = ops_pick(g_ops, &a->rng);
-		int touched;
-
-		pthread_mutex_lock(&M.ptl[lt]);
-		unsigned b = rng_below(&a->rng, M.bpt);
-		if (op_run_random(&M, &w, plans, lt, b, op, &a->rng, &touched))
-			atomic_fetch_add_explicit(&g_wops, 1, memory_order_relaxed);
-		w.consumes = 0;
-		pthread_mutex_unlock(&M.ptl[lt]);
-	}
-	history_detach();
-	rcu_unregister_thread();
-	return NULL;
-}
-
-/* As stress/driver.c hw_main: bursts of accesses/writes to one block, idle
- * between bursts. */
-static void *hw_thread(void *arg)
-{
-	struct agent *a = arg;
-
-	rcu_register_thread();
-	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-		unsigned burst = 1 + rng_below(&a->rng, 32);
-		unsigned lt = rng_below(&a->rng, M.ntables), b = rng_below(&a->rng, M.bpt);
-
-		hw_burst(&M, lt, b, burst, false, &a->rng);
-		atomic_fetch_add_explicit(&g_hwops, burst, memory_order_relaxed);
-		if (rng_below(&a->rng, 2) == 0)
-			usleep(rng_below(&a->rng, 500));
-		else
-			sched_yield();
-	}
-	rcu_unregister_thread();
-	return NULL;
+	(void)w;
+	(void)v;
 }
 
 struct wstats {
@@ -321,7 +274,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 		       uint64_t seed, struct result *res)
 {
 	char err[256];
-	struct agent wr = { .rng = seed * 2000003 + 1 }, hw = { .rng = seed * 3000017 + 1 };
+	struct agent wr, hw;
 	uint64_t rng = seed * 1000003 + 1;
 	read_fn f = rd->locked ? v->ptep_get : v->ptep_get_lockless;
 	struct wstats st;
@@ -333,26 +286,30 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 	}
 	memset(plans, 0, sizeof(plans));
 	populate(&M, plans, o->pattern);
+	W.plans = plans;
+	W.ops = o->ops;
+	W.chaos = 0;
+	W.report = ignore_finding;
 
 	/* the same loop with nobody else running */
 	reader_loop(f, rd->locked, o->secs / 4, &rng, &st);
 	res->quiet_ns = st.wall_ns / st.reads;
 
-	atomic_store(&g_stop, 0);
-	atomic_store(&g_wops, 0);
-	atomic_store(&g_hwops, 0);
-	pthread_create(&wr.th, NULL, writer_thread, &wr);
-	pthread_create(&hw.th, NULL, hw_thread, &hw);
+	atomic_store(&W.stop, 0);
+	if (agents_start_writers(&W, &wr, 1, seed) || agents_start_hw(&W, &hw, 1, seed)) {
+		fprintf(stderr, "bench: cannot start the writer and hardware threads\n");
+		return -1;
+	}
 	usleep(20000);                       /* let the writer get going */
-	uint64_t w0 = atomic_load(&g_wops), h0 = atomic_load(&g_hwops);
+	uint64_t w0 = atomic_load(&M.hdr->writer_ops), h0 = atomic_load(&M.hdr->hw_ops);
 	t0 = now_ns();
 	reader_loop(f, rd->locked, o->secs, &rng, &st);
 	double dt = (now_ns() - t0) * 1e-9;
-	res->wops_s = (atomic_load(&g_wops) - w0) / dt;
-	res->hw_s = (atomic_load(&g_hwops) - h0) / dt;
-	atomic_store(&g_stop, 1);
-	pthread_join(wr.th, NULL);
-	pthread_join(hw.th, NULL);
+	res->wops_s = (atomic_load(&M.hdr->writer_ops) - w0) / dt;
+	res->hw_s = (atomic_load(&M.hdr->hw_ops) - h0) / dt;
+	atomic_store(&W.stop, 1);
+	agents_join(&wr, 1);
+	agents_join(&hw, 1);
 	hmm_destroy(&M);
 
 	res->wall_ns = st.wall_ns / st.reads;
@@ -557,7 +514,6 @@ int main(int argc, char **argv)
 			ncase += 8;
 	if (getloadavg(&o.load0, 1) != 1)
 		o.load0 = -1;
-	g_ops = o.ops;
 	rcu_register_thread();
 	acc_self.on_limit = acc_limit_ignore;
 	acc_arm(&acc_self, INT64_MAX / 2);

@@ -18,17 +18,14 @@
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/oracle/oracle.h"
-#include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
+#include "stress/agents.h"
 
 /* ---- run state shared by all threads ---------------------------------- */
-static struct harness_mm M;
+static struct stress_world W;              /* the table, writers and hardware (agents.h) */
+#define M (W.m)
 static const struct stress_cfg *C;
-static struct block_plan *plans;
-static atomic_int g_stop;
-static atomic_int g_pause;
-static atomic_int g_parked;
 static _Atomic uint64_t g_quiesce_gen;     /* odd while writers and hardware stand still */
 static volatile sig_atomic_t g_signal;
 static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -36,13 +33,6 @@ static struct violation first_vio;
 static _Atomic uint64_t n_violations;
 static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The block a writer is working on: hardware bursts often go there, so a
- * writer's read-modify-write races with hardware on the same entries. */
-static _Atomic unsigned g_hot_block;       /* lt * bpt + b, +1; 0 = none */
-static uint64_t *_Atomic g_hot_ptep;       /* entry a writer stalls in front of */
-/* The block a reader is stalled in the middle of (lt * bpt + b, +1): a
- * writer often picks it next, to change the block under the read. */
-static _Atomic unsigned g_stalled_block;
 
 static double now_s(void)
 {
@@ -59,18 +49,13 @@ static void report(const struct violation *v)
 	pthread_mutex_unlock(&vio_lock);
 	atomic_fetch_add(&M.hdr->violations, 1);
 	if (!C->keep_going)
-		atomic_store(&g_stop, 1);
+		atomic_store(&W.stop, 1);
 }
 
-/* Writers and hardware stand still while g_pause is set. */
-static void maybe_park(void)
+static void report_finding(struct stress_world *w, const struct violation *v)
 {
-	if (!atomic_load_explicit(&g_pause, memory_order_acquire))
-		return;
-	atomic_fetch_add(&g_parked, 1);
-	while (atomic_load(&g_pause) && !atomic_load(&g_stop))
-		usleep(100);
-	atomic_fetch_sub(&g_parked, 1);
+	(void)w;
+	report(v);
 }
 
 /* ---- readers ----------------------------------------------------------- */
@@ -101,13 +86,13 @@ static void reader_on_limit(struct acc_thread *t)
 		r->yield_pending = false;
 		unsigned mine = r->cur_block;
 
-		atomic_store_explicit(&g_stalled_block, mine, memory_order_relaxed);
+		atomic_store_explicit(&W.stalled_block, mine, memory_order_relaxed);
 		sched_yield();
-		atomic_compare_exchange_strong(&g_stalled_block, &mine, 0);
+		atomic_compare_exchange_strong(&W.stalled_block, &mine, 0);
 		acc_arm(t, r->bound);
 		return;
 	}
-	if (atomic_load_explicit(&g_stop, memory_order_relaxed))
+	if (atomic_load_explicit(&W.stop, memory_order_relaxed))
 		siglongjmp(r->jb, 2);          /* run over: abandon this read */
 	if ((q & 1) && r->q_seen != q) {
 		r->q_seen = q;
@@ -129,7 +114,7 @@ static void *reader_main(void *arg)
 	rcu_register_thread();
 	acc_self.on_limit = reader_on_limit;
 	r->bound = progress_bound(cont) / 4;
-	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
+	while (!atomic_load_explicit(&W.stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
 		uint64_t *ptep, R, scans;
@@ -186,139 +171,6 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
-/* ---- software writers -------------------------------------------------- */
-struct writer {
-	pthread_t th;
-	struct writer_ctx ctx;
-	uint64_t rng;
-};
-
-static bool check_owed(unsigned lt, int touched)
-{
-	struct violation vio;
-
-	for (unsigned b = 0; b < M.bpt; b++) {
-		if (touched >= 0 && (unsigned)touched != b)
-			continue;
-		if (!oracle_check_owed(&M, lt, b, &vio)) {
-			report(&vio);
-			return false;
-		}
-	}
-	return true;
-}
-
-static __thread struct writer *self_writer;
-
-/* chaos: stall a writer at a random load, e.g. between the load and the
- * store of a read-modify-write, so hardware can update the entry there. */
-static void writer_on_limit(struct acc_thread *t)
-{
-	struct writer *w = self_writer;
-
-	sched_yield();
-	acc_arm(t, 1 + rng_below(&w->rng, 4 * C->chaos));
-}
-
-static void *writer_main(void *arg)
-{
-	struct writer *w = arg;
-
-	self_writer = w;
-	rcu_register_thread();
-	if (C->chaos) {
-		acc_self.on_limit = writer_on_limit;
-		acc_arm(&acc_self, rng_below(&w->rng, 4 * C->chaos));
-	}
-	w->ctx.m = &M;
-	/* per-store odds scaled so an op stalls about as often at every
-	 * granule (a 16K fold makes 8x the stores of a 4K one) */
-	w->ctx.chaos = C->chaos * (M.cont >= 16 ? M.cont / 16 : 1);
-	w->ctx.rng = w->rng ^ 0x5bd1e995;
-	w->ctx.hot = &g_hot_ptep;
-	history_attach(&w->ctx);
-	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-		unsigned lt = rng_below(&w->rng, M.ntables), b = rng_below(&w->rng, M.bpt);
-		unsigned stalled = atomic_load_explicit(&g_stalled_block, memory_order_relaxed);
-		enum op op = ops_pick(C->ops, &w->rng);
-		int touched;
-
-		if (stalled && rng_below(&w->rng, 2)) {
-			lt = (stalled - 1) / M.bpt;
-			b = (stalled - 1) % M.bpt;
-		}
-		maybe_park();
-		pthread_mutex_lock(&M.ptl[lt]);
-		atomic_store_explicit(&g_hot_block, lt * M.bpt + b + 1, memory_order_relaxed);
-		if (op_run_random(&M, &w->ctx, plans, lt, b, op, &w->rng, &touched))
-			atomic_fetch_add_explicit(&M.hdr->writer_ops, 1, memory_order_relaxed);
-		w->ctx.consumes = 0;
-		check_owed(lt, touched);
-		pthread_mutex_unlock(&M.ptl[lt]);
-	}
-	history_detach();
-	acc_self.on_limit = acc_limit_ignore;
-	rcu_unregister_thread();
-	return NULL;
-}
-
-/* ---- hardware agents --------------------------------------------------- */
-struct hwagent {
-	pthread_t th;
-	uint64_t rng;
-};
-
-static void *hw_main(void *arg)
-{
-	struct hwagent *a = arg;
-
-	rcu_register_thread();
-	while (!atomic_load_explicit(&g_stop, memory_order_relaxed)) {
-		unsigned burst = 1 + rng_below(&a->rng, 32);
-		unsigned lt = rng_below(&a->rng, M.ntables), b = rng_below(&a->rng, M.bpt);
-		unsigned hot = atomic_load_explicit(&g_hot_block, memory_order_relaxed);
-		bool stream = false;
-
-		if (hot && rng_below(&a->rng, 2)) {
-			/* stream writes over the block a writer is changing */
-			lt = (hot - 1) / M.bpt;
-			b = (hot - 1) % M.bpt;
-			burst = M.cont;
-			stream = true;
-		}
-
-		/* A burst of accesses to one block (a program touching one
-		 * folio), then idle: most reads of most blocks see no
-		 * hardware update, so their bits can be judged exactly. */
-		maybe_park();
-		uint64_t *hp = atomic_exchange_explicit(&g_hot_ptep, NULL, memory_order_relaxed);
-		if (hp) {
-			/* write to the entry a writer is stalled in front of; only
-			 * if its page is still the live table (else it may be freed) */
-			unsigned idx;
-			struct slot_hdr *s = hmm_slot_of(&M, hp, &idx);
-			unsigned hlt = atomic_load(&s->ltable);
-
-			rcu_read_lock();
-			if (rcu_dereference(M.tables[hlt]) == s) {
-				TSAN_RCU_CONSUME(s);
-				hw_touch(hmm_hist(&M, hlt, idx / M.cont), hp, idx % M.cont, true);
-			}
-			TSAN_RCU_READ_END();
-			rcu_read_unlock();
-		}
-		hw_burst(&M, lt, b, burst, stream, &a->rng);
-		atomic_fetch_add_explicit(&M.hdr->hw_ops, burst, memory_order_relaxed);
-		/* Idle between bursts, so that many reads see no hardware update. */
-		if (rng_below(&a->rng, 2) == 0)
-			usleep(rng_below(&a->rng, 500));
-		else
-			sched_yield();
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
-
 /* ---- monitor: phases, progress ---------------------------------------- */
 static void on_signal(int sig) { g_signal = sig; }
 
@@ -327,20 +179,20 @@ static void quiesce(unsigned parties, int ms)
 {
 	double deadline = now_s() + 5;
 
-	atomic_store(&g_pause, 1);
-	while (atomic_load(&g_parked) < (int)parties && !atomic_load(&g_stop) && now_s() < deadline)
+	atomic_store(&W.pause, 1);
+	while (atomic_load(&W.parked) < (int)parties && !atomic_load(&W.stop) && now_s() < deadline)
 		usleep(100);
-	if (atomic_load(&g_parked) >= (int)parties) {
+	if (atomic_load(&W.parked) >= (int)parties) {
 		atomic_fetch_add(&g_quiesce_gen, 1);
 		usleep(ms * 1000);
-		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&g_stop); lt++) {
+		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&W.stop); lt++) {
 			pthread_mutex_lock(&M.ptl[lt]);
-			check_owed(lt, -1);
+			agents_check_owed(&W, lt, -1);
 			pthread_mutex_unlock(&M.ptl[lt]);
 		}
 		atomic_fetch_add(&g_quiesce_gen, 1);
 	}
-	atomic_store(&g_pause, 0);
+	atomic_store(&W.pause, 0);
 }
 
 struct snapshot { double t; uint64_t reads, retries, wops, hwops; };
@@ -428,8 +280,7 @@ int stress_run(const struct stress_cfg *cfg)
 {
 	char err[256];
 	struct reader *rd;
-	struct writer *wr;
-	struct hwagent *hw;
+	struct agent *wr, *hw;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, old;
 	int progress = cfg->progress >= 0 ? cfg->progress : isatty(2);
@@ -446,11 +297,14 @@ int stress_run(const struct stress_cfg *cfg)
 	}
 	fprintf(stderr, "hammer: shared segment /proc/%d/fd/%d (%zu bytes; attach: bazel run //stress:segment_watch -- /proc/%d/fd/%d)\n",
 		(int)getpid(), M.memfd, M.seg_size, (int)getpid(), M.memfd);
-	plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*plans));
+	W.plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*W.plans));
+	W.ops = cfg->ops;
+	W.chaos = cfg->chaos;
+	W.report = report_finding;
 	rd = calloc(cfg->readers, sizeof(*rd));
 	wr = calloc(cfg->writers, sizeof(*wr));
 	hw = calloc(cfg->hw, sizeof(*hw));
-	if (!plans || !rd || !wr || !hw) {
+	if (!W.plans || !rd || !wr || !hw) {
 		fprintf(stderr, "hammer: out of memory\n");
 		hmm_destroy(&M);
 		return 2;
@@ -468,14 +322,8 @@ int stress_run(const struct stress_cfg *cfg)
 		rd[i].rng = cfg->seed * 1000003 + i;
 		pthread_create(&rd[i].th, NULL, reader_main, &rd[i]);
 	}
-	for (unsigned i = 0; i < cfg->writers; i++) {
-		wr[i].rng = cfg->seed * 2000003 + i;
-		pthread_create(&wr[i].th, NULL, writer_main, &wr[i]);
-	}
-	for (unsigned i = 0; i < cfg->hw; i++) {
-		hw[i].rng = cfg->seed * 3000017 + i;
-		pthread_create(&hw[i].th, NULL, hw_main, &hw[i]);
-	}
+	agents_start_writers(&W, wr, cfg->writers, cfg->seed);
+	agents_start_hw(&W, hw, cfg->hw, cfg->seed);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	t0 = now_s();
@@ -484,7 +332,7 @@ int stress_run(const struct stress_cfg *cfg)
 	next_line = t0 + 0.5;
 	last = take();
 	uint64_t phase_rng = cfg->seed ^ 0xa5a5;
-	while (!atomic_load(&g_stop) && !g_signal && now_s() < t_end) {
+	while (!atomic_load(&W.stop) && !g_signal && now_s() < t_end) {
 		usleep(2000);
 		if (now_s() >= next_phase && (cfg->writers || cfg->hw)) {
 			quiesce(cfg->writers + cfg->hw, 5 + rng_below(&phase_rng, 10));
@@ -497,17 +345,15 @@ int stress_run(const struct stress_cfg *cfg)
 			next_line = s.t + 0.5;
 		}
 	}
-	atomic_store(&g_stop, 1);
+	atomic_store(&W.stop, 1);
 	for (unsigned i = 0; i < cfg->readers; i++)
 		pthread_join(rd[i].th, NULL);
-	for (unsigned i = 0; i < cfg->writers; i++)
-		pthread_join(wr[i].th, NULL);
-	for (unsigned i = 0; i < cfg->hw; i++)
-		pthread_join(hw[i].th, NULL);
+	agents_join(wr, cfg->writers);
+	agents_join(hw, cfg->hw);
 	/* Final writer-vs-hardware check with everything stopped. */
 	if (!atomic_load(&n_violations) || cfg->keep_going)
 		for (unsigned lt = 0; lt < M.ntables; lt++)
-			check_owed(lt, -1);
+			agents_check_owed(&W, lt, -1);
 	double elapsed = now_s() - t0;
 	if (progress) {
 		struct snapshot s = take();
@@ -549,7 +395,7 @@ int stress_run(const struct stress_cfg *cfg)
 		fclose(jf);
 	rcu_unregister_thread();
 	hmm_destroy(&M);
-	free(plans);
+	free(W.plans);
 	free(rd);
 	free(wr);
 	free(hw);
