@@ -266,6 +266,10 @@ static void check_inline(void)
 		lit_final_regs(mp, lv, addr, regs);
 		CHECK(!lit_cond_holds(mp, regs, mem), "MP: 1:X2=1 does not satisfy");
 	}
+	/* herd's informational header keys are ignored. */
+	const char *info = "AArch64 T\n\"Rfe PodRR Fre\"\nHash=0123\nCycle=Rfe PodRR Fre\n{ 0:X1=x; }\n"
+			   " P0          ;\n LDR W0,[X1] ;\nexists (0:X0=0)\n";
+	CHECK(parse_text(info, &t, err, sizeof err) == 0, "informational keys: %s", err);
 	/* Quantifiers. */
 	const char *q1 = HDR " P0          | P1 ;\n LDR W0,[X1] | ;\n~exists (0:X0=1)\n";
 	CHECK(parse_text(q1, &t, err, sizeof err) == 0 && t.quant == LIT_NOT_EXISTS, "~exists: %s", err);
@@ -308,6 +312,7 @@ static const struct bad bads[] = {
 	{"AArch64 T\n{ 0:X1=a; 0:X2=b; 0:X3=c; 0:X4=d; 0:X5=e; }\n", 2, "more than 4 locations"},
 	{"AArch64 T\n{ 0:X1=x; }\n P0 | P1 | P2 | P3 | P4 ;\n", 3, "more than 4 threads"},
 	{"AArch64 T\n{ 0:X1=x; }\n P1 ;\n", 3, "expected P0"},
+	{"AArch64 T\n{ 0:X1=x; 1:X0=0; }\n P0 ;\n", 3, "beyond P0"},
 };
 
 static void check_bad(void)
