@@ -13,12 +13,19 @@
 #define ZR 31 /* WZR/XZR */
 #define MAX_LINE 256
 
+struct line {
+	int no;
+	char *s; /* trimmed, writable */
+};
+
 struct parser {
 	const char *file;
 	char *err;
 	int errlen;
 	struct lit_test *t;
 	unsigned init_threads; /* threads named in the initial state */
+	struct line *L;        /* the file's lines, trimmed */
+	int nl, i;             /* line count, current line */
 };
 
 static int fail(struct parser *p, int line, const char *fmt, ...)
@@ -444,11 +451,6 @@ static int thread_insn(struct parser *p, int th, int line, struct thread_ctx *c,
 
 /* ---- file structure ---- */
 
-struct line {
-	int no;
-	char *s; /* trimmed, writable */
-};
-
 static int set_meta(struct parser *p, int line, const char *key, const char *val)
 {
 	struct lit_test *t = p->t;
@@ -634,6 +636,156 @@ static int split_row(struct parser *p, int line, char *s, char **cells)
 	return n;
 }
 
+/* The file's sections, in order; each advances p->i past what it read. */
+
+static void skip_blank(struct parser *p)
+{
+	while (p->i < p->nl && !p->L[p->i].s[0])
+		p->i++;
+}
+
+/* "AArch64 NAME", then a quoted description and Key=Value lines up to '{'. */
+static int parse_header(struct parser *p)
+{
+	struct lit_test *t = p->t;
+	struct line *L = p->L;
+	skip_blank(p);
+	if (p->i == p->nl || strncmp(L[p->i].s, "AArch64 ", 8))
+		return fail(p, p->i < p->nl ? L[p->i].no : 1,
+			    "expected 'AArch64 NAME' (only AArch64 tests are in the subset)");
+	char *name = trim(L[p->i].s + 8);
+	if (!*name || strlen(name) >= sizeof t->name || strpbrk(name, " \t"))
+		return fail(p, L[p->i].no, "bad test name");
+	snprintf(t->name, sizeof t->name, "%s", name);
+	for (p->i++; p->i < p->nl && L[p->i].s[0] != '{'; p->i++) {
+		char *s = L[p->i].s;
+		if (!*s || s[0] == '"')
+			continue;
+		char *eq = strchr(s, '=');
+		if (!eq)
+			return fail(p, L[p->i].no, "header line: expected Key=Value or '{'");
+		*eq = 0;
+		if (set_meta(p, L[p->i].no, trim(s), trim(eq + 1)))
+			return -1;
+	}
+	if (p->i == p->nl)
+		return fail(p, p->nl, "missing initial state '{ ... }'");
+	return 0;
+}
+
+/* Initial state: from '{' to '}', entries separated by ';'. */
+static int parse_init(struct parser *p)
+{
+	struct line *L = p->L;
+	int start = L[p->i].no;
+	char *s = L[p->i].s + 1;
+	for (;;) {
+		char *close = strchr(s, '}');
+		if (close) {
+			*close = 0;
+			if (*trim(close + 1))
+				return fail(p, L[p->i].no, "text after '}'");
+		}
+		for (char *e = s, *semi; e; e = semi) {
+			semi = strchr(e, ';');
+			if (semi)
+				*semi++ = 0;
+			if (parse_init_entry(p, L[p->i].no, e))
+				return -1;
+		}
+		p->i++;
+		if (close)
+			return 0;
+		if (p->i == p->nl)
+			return fail(p, start, "initial state not closed with '}'");
+		s = L[p->i].s;
+	}
+}
+
+/* Program: "P0 | P1 ... ;" then one row a line, up to the condition. */
+static int parse_program(struct parser *p)
+{
+	struct lit_test *t = p->t;
+	struct line *L = p->L;
+	skip_blank(p);
+	if (p->i == p->nl)
+		return fail(p, p->nl, "missing program");
+	char *cells[LIT_MAX_THREADS];
+	int n = split_row(p, L[p->i].no, L[p->i].s, cells);
+	if (n < 0)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		char want[4];
+		snprintf(want, sizeof want, "P%d", k);
+		if (strcmp(trim(cells[k]), want))
+			return fail(p, L[p->i].no, "program header: expected %s, got '%s'", want, trim(cells[k]));
+	}
+	t->nthreads = n;
+	if (p->init_threads >> n)
+		return fail(p, L[p->i].no, "the initial state names a thread beyond P%d", n - 1);
+
+	struct thread_ctx ctx[LIT_MAX_THREADS];
+	memset(ctx, 0, sizeof ctx);
+	for (int th = 0; th < n; th++)
+		for (int r = 0; r < LIT_NREGS; r++)
+			ctx[th].reg[r].r = t->reg_final[th][r]; /* the initial state */
+	for (p->i++; p->i < p->nl; p->i++) {
+		char *s = L[p->i].s;
+		if (!*s)
+			continue;
+		if (!strncmp(s, "exists", 6) || !strncmp(s, "~exists", 7) || !strncmp(s, "forall", 6))
+			break;
+		if (!strncmp(s, "locations", 9) || !strncmp(s, "filter", 6))
+			return fail(p, L[p->i].no, "'locations' and 'filter' are outside the subset");
+		int m = split_row(p, L[p->i].no, s, cells);
+		if (m < 0)
+			return -1;
+		if (m != n)
+			return fail(p, L[p->i].no, "row has %d columns, the program %d threads", m, n);
+		for (int th = 0; th < n; th++)
+			if (thread_insn(p, th, L[p->i].no, &ctx[th], cells[th]))
+				return -1;
+	}
+	for (int th = 0; th < n; th++) {
+		if (ctx[th].pending_label[0])
+			return fail(p, ctx[th].pending_line, "branch target '%s' never appears",
+				    ctx[th].pending_label);
+		for (int r = 0; r < LIT_NREGS; r++)
+			t->reg_final[th][r] = ctx[th].reg[r].r;
+	}
+	return 0;
+}
+
+/* The final condition: the rest of the file. */
+static int parse_condition(struct parser *p)
+{
+	struct lit_test *t = p->t;
+	struct line *L = p->L;
+	if (p->i == p->nl)
+		return fail(p, p->nl, "missing final condition (exists, ~exists or forall)");
+	int cline = L[p->i].no;
+	char cbuf[1024] = "";
+	for (; p->i < p->nl; p->i++) {
+		if (strlen(cbuf) + strlen(L[p->i].s) + 2 >= sizeof cbuf)
+			return fail(p, L[p->i].no, "condition too long");
+		strcat(cbuf, L[p->i].s);
+		strcat(cbuf, " ");
+	}
+	struct cond c = {.p = p, .s = cbuf, .line = cline};
+	if (!strncmp(c.s, "~exists", 7))
+		t->quant = LIT_NOT_EXISTS, c.s += 7;
+	else if (!strncmp(c.s, "exists", 6))
+		t->quant = LIT_EXISTS, c.s += 6;
+	else
+		t->quant = LIT_FORALL, c.s += 6;
+	if (cond_conj(&c))
+		return -1;
+	skip_ws(&c);
+	if (*c.s)
+		return fail(p, cline, "condition: unexpected '%.20s'", c.s);
+	return 0;
+}
+
 int lit_parse(const char *file, const char *text, struct lit_test *t, char *err, int errlen)
 {
 	struct parser P = {.file = file, .err = err, .errlen = errlen, .t = t};
@@ -642,200 +794,39 @@ int lit_parse(const char *file, const char *text, struct lit_test *t, char *err,
 	if (errlen > 0)
 		err[0] = 0;
 
-	/* Split into lines (a private copy). */
-	size_t tl = strlen(text);
-	char *buf = malloc(tl + 1);
+	/* Split a private copy into trimmed lines. */
+	size_t len = strlen(text);
 	int cap = 1;
-	for (size_t i = 0; i < tl; i++)
-		cap += text[i] == '\n';
-	struct line *L = calloc(cap, sizeof *L);
-	if (!buf || !L) {
-		free(buf);
-		free(L);
-		return fail(p, 0, "out of memory");
+	for (size_t k = 0; k < len; k++)
+		cap += text[k] == '\n';
+	char *buf = malloc(len + 1);
+	p->L = calloc(cap, sizeof *p->L);
+	int rc = -1;
+	if (!buf || !p->L) {
+		fail(p, 0, "out of memory");
+		goto out;
 	}
-	memcpy(buf, text, tl + 1);
-	int nl = 0, rc = -1;
+	memcpy(buf, text, len + 1);
 	for (char *s = buf, *nx; s; s = nx) {
 		nx = strchr(s, '\n');
 		if (nx)
 			*nx++ = 0;
 		if (strlen(s) > MAX_LINE) {
-			fail(p, nl + 1, "line longer than %d characters", MAX_LINE);
+			fail(p, p->nl + 1, "line longer than %d characters", MAX_LINE);
 			goto out;
 		}
-		L[nl].no = nl + 1;
-		L[nl].s = trim(s);
-		nl++;
+		p->L[p->nl].no = p->nl + 1;
+		p->L[p->nl].s = trim(s);
+		p->nl++;
 	}
-	while (nl > 0 && !L[nl - 1].s[0])
-		nl--; /* trailing blank lines */
-	int i = 0;
-#define SKIP_BLANK() while (i < nl && !L[i].s[0]) i++
+	while (p->nl > 0 && !p->L[p->nl - 1].s[0])
+		p->nl--; /* trailing blank lines */
 
-	/* "AArch64 NAME" */
-	SKIP_BLANK();
-	if (i == nl || strncmp(L[i].s, "AArch64 ", 8)) {
-		fail(p, i < nl ? L[i].no : 1, "expected 'AArch64 NAME' (only AArch64 tests are in the subset)");
-		goto out;
-	}
-	char *name = trim(L[i].s + 8);
-	if (!*name || strlen(name) >= sizeof t->name || strpbrk(name, " \t")) {
-		fail(p, L[i].no, "bad test name");
-		goto out;
-	}
-	snprintf(t->name, sizeof t->name, "%s", name);
-	i++;
-
-	/* Header: a quoted description, Key=Value metadata. */
-	for (; i < nl && L[i].s[0] != '{'; i++) {
-		char *s = L[i].s;
-		if (!*s || s[0] == '"')
-			continue;
-		char *eq = strchr(s, '=');
-		if (!eq) {
-			fail(p, L[i].no, "header line: expected Key=Value or '{'");
-			goto out;
-		}
-		*eq = 0;
-		if (set_meta(p, L[i].no, trim(s), trim(eq + 1)))
-			goto out;
-	}
-	if (i == nl) {
-		fail(p, nl, "missing initial state '{ ... }'");
-		goto out;
-	}
-
-	/* Initial state: from '{' to '}', entries separated by ';'. */
-	{
-		int start = L[i].no;
-		char *s = L[i].s + 1;
-		bool closed = false;
-		for (;;) {
-			char *close = strchr(s, '}');
-			if (close) {
-				*close = 0;
-				if (*trim(close + 1)) {
-					fail(p, L[i].no, "text after '}'");
-					goto out;
-				}
-			}
-			for (char *e = s, *semi; e; e = semi) {
-				semi = strchr(e, ';');
-				if (semi)
-					*semi++ = 0;
-				if (parse_init_entry(p, L[i].no, e))
-					goto out;
-			}
-			i++;
-			if (close) {
-				closed = true;
-				break;
-			}
-			if (i == nl)
-				break;
-			s = L[i].s;
-		}
-		if (!closed) {
-			fail(p, start, "initial state not closed with '}'");
-			goto out;
-		}
-	}
-
-	/* Program: "P0 | P1 ... ;" then rows. */
-	SKIP_BLANK();
-	if (i == nl) {
-		fail(p, nl, "missing program");
-		goto out;
-	}
-	char *cells[LIT_MAX_THREADS];
-	int n = split_row(p, L[i].no, L[i].s, cells);
-	if (n < 0)
-		goto out;
-	for (int k = 0; k < n; k++) {
-		char want[4];
-		snprintf(want, sizeof want, "P%d", k);
-		if (strcmp(trim(cells[k]), want)) {
-			fail(p, L[i].no, "program header: expected %s, got '%s'", want, trim(cells[k]));
-			goto out;
-		}
-	}
-	t->nthreads = n;
-	if (p->init_threads >> n) {
-		fail(p, L[i].no, "the initial state names a thread beyond P%d", n - 1);
-		goto out;
-	}
-	struct thread_ctx ctx[LIT_MAX_THREADS];
-	memset(ctx, 0, sizeof ctx);
-	for (int th = 0; th < n; th++)
-		for (int r = 0; r < LIT_NREGS; r++)
-			ctx[th].reg[r].r = t->reg_final[th][r];
-	i++;
-	for (; i < nl; i++) {
-		char *s = L[i].s;
-		if (!*s)
-			continue;
-		if (!strncmp(s, "exists", 6) || !strncmp(s, "~exists", 7) || !strncmp(s, "forall", 6))
-			break;
-		if (!strncmp(s, "locations", 9) || !strncmp(s, "filter", 6)) {
-			fail(p, L[i].no, "'locations' and 'filter' are outside the subset");
-			goto out;
-		}
-		int m = split_row(p, L[i].no, s, cells);
-		if (m < 0)
-			goto out;
-		if (m != n) {
-			fail(p, L[i].no, "row has %d columns, the program %d threads", m, n);
-			goto out;
-		}
-		for (int th = 0; th < n; th++)
-			if (thread_insn(p, th, L[i].no, &ctx[th], cells[th]))
-				goto out;
-	}
-	for (int th = 0; th < n; th++) {
-		if (ctx[th].pending_label[0]) {
-			fail(p, ctx[th].pending_line, "branch target '%s' never appears", ctx[th].pending_label);
-			goto out;
-		}
-		for (int r = 0; r < LIT_NREGS; r++)
-			t->reg_final[th][r] = ctx[th].reg[r].r;
-	}
-
-	/* Final condition: rest of the file. */
-	if (i == nl) {
-		fail(p, nl, "missing final condition (exists, ~exists or forall)");
-		goto out;
-	}
-	{
-		int cline = L[i].no;
-		char cbuf[1024] = "";
-		for (; i < nl; i++) {
-			if (strlen(cbuf) + strlen(L[i].s) + 2 >= sizeof cbuf) {
-				fail(p, L[i].no, "condition too long");
-				goto out;
-			}
-			strcat(cbuf, L[i].s);
-			strcat(cbuf, " ");
-		}
-		struct cond c = {.p = p, .s = cbuf, .line = cline};
-		if (!strncmp(c.s, "~exists", 7))
-			t->quant = LIT_NOT_EXISTS, c.s += 7;
-		else if (!strncmp(c.s, "exists", 6))
-			t->quant = LIT_EXISTS, c.s += 6;
-		else
-			t->quant = LIT_FORALL, c.s += 6;
-		if (cond_conj(&c))
-			goto out;
-		skip_ws(&c);
-		if (*c.s) {
-			fail(p, cline, "condition: unexpected '%.20s'", c.s);
-			goto out;
-		}
-	}
-	rc = 0;
+	if (!parse_header(p) && !parse_init(p) && !parse_program(p) && !parse_condition(p))
+		rc = 0;
 out:
 	free(buf);
-	free(L);
+	free(p->L);
 	return rc;
 }
 
