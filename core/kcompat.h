@@ -14,7 +14,7 @@
  *   KC_VARIANT_ID      identifier: rename entry points (built-in variants)
  *   KC_WEAK_DEFAULTS   make the project's entry points weak (plug-in builds)
  *   KC_PLANT           name from core/kernel/mutants.def to plant
- *   CONTPTE_EARLY_EXIT 1 = seed 002's early-exit gather
+ *   CONTPTE_EARLY_EXIT 1 = the early-exit gather (the early-exit patch, docs/glossary.md)
  */
 #ifndef CORE_KCOMPAT_H
 #define CORE_KCOMPAT_H

@@ -101,7 +101,7 @@ bool hmm_retire_table(struct harness_mm *m, unsigned lt)
 		return false;
 	/* Before the first entry is cleared: a reader that sees a cleared
 	 * entry of this page then also sees the flag (the history's clear
-	 * records precede it, see core/history.h). */
+	 * records precede it, see core/oracle/history.h). */
 	atomic_store_explicit(&old->vacated, 1, memory_order_release);
 	m->v->ep.ep_move_ptes(&m->mm, hmm_addr(m, lt, 0), (pte_t *)hmm_slot_entries(m, old),
 			      (pte_t *)hmm_slot_entries(m, new), m->ept);

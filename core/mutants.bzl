@@ -4,7 +4,7 @@ docs/mutants.md all come from. Each entry is a slip planted at a
 MUTANT(name) point of core/kernel/pgtable.c or core/kernel/contpte.c.
 
 name:   the mutant's name (also its variant name)
-base:   the tree it is planted in: "baseline" or "early_exit" (seed 002)
+base:   the tree it is planted in: "baseline" or "early_exit" (the early-exit patch, docs/glossary.md)
 expect: the violation kind the oracle must report (a|b: either, when the
         slip loses both hardware bits and timing decides which shows first)
 what:   one line: what the slip is

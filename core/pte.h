@@ -1,5 +1,5 @@
 /*
- * core/pte.h - the arm64 page-table-entry model (docs: shared domain §2).
+ * core/pte.h - the arm64 page-table-entry model (docs: the domain description §2 (docs/glossary.md)).
  *
  * Plain functions on 64-bit descriptor values, parameterised by the granule's
  * PAGE_SHIFT so that the granule-agnostic runtime (oracle, hardware agents,

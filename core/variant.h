@@ -2,7 +2,7 @@
  * core/variant.h - the registry of compiled kernel-dialect variants.
  *
  * A variant is the project's kernel-dialect sources (core/kernel/) built
- * for one granule with one configuration: the baseline tree, seed 002's
+ * for one granule with one configuration: the baseline tree, the early-exit patch's
  * early-exit tree, one planted mutant, or a user's plug-in file linked over
  * the project's weak defaults. Each registers itself at start-up
  * (core/variant_export.h) with thunks on plain 64-bit entry words, so the

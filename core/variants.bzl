@@ -1,5 +1,5 @@
 """Build every compiled variant of the project's kernel-dialect sources:
-for each granule, the baseline tree, seed 002's early-exit tree and one
+for each granule, the baseline tree, the early-exit patch's early-exit tree and one
 variant per planted mutant (core/mutants.bzl). Each is core/variant_tu.c
 compiled with its own configuration and renamed entry points, and
 registers itself at start-up."""

@@ -2,7 +2,7 @@
  * engine/run.h - run one script on the deterministic engine: the variant's
  * own readers and writers, the hardware agent and RCU table lifetime of
  * core/, each thread a coroutine of engine/sched.h, every read judged by
- * core/oracle.c exactly as in stress mode.
+ * core/oracle/ exactly as in stress mode.
  */
 #ifndef ENGINE_RUN_H
 #define ENGINE_RUN_H

@@ -1,8 +1,8 @@
 /*
  * stress/bench.c - `bazel run //stress:bench`: what a read costs.
  *
- * For each reader (lockless / locked gather, baseline / seed 002 early
- * exit) and granule (4k, 16k, 64k) it prints
+ * For each reader (lockless / locked gather, baseline / the early-exit
+ * patch's gather, docs/glossary.md) and granule (4k, 16k, 64k) it prints
  *   - ns per read with no writers: one thread, random target entries of a
  *     few consistent folded blocks (young/dirty pattern stated);
  *   - ns per read while one writer thread runs op_run ops (core/ops.h)
@@ -14,7 +14,7 @@
  *     over the same entries, no writers; the issue's target is <= 1.5.
  * These are printed figures, never assertions. Run time is bounded by
  * --seconds-per-case (default 0.5 s: about 15 s in all); progress goes to
- * stderr. Seed 002's own scenarios are in stress/bench_seed002.c.
+ * stderr. The early-exit patch's own scenarios are in stress/bench_seed002.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -59,9 +59,9 @@ static const char *const pattern_names[PAT_COUNT] = {
 };
 static const char *const pattern_text[PAT_COUNT] = {
 	"every entry young, none dirty (every reader scans the whole block)",
-	"every entry dirty and young (seed 002 scenario 1; early exit stops after entry 0)",
-	"only entry 8 young, none dirty (seed 002 scenario 2)",
-	"no entry young or dirty (seed 002 scenario 3)",
+	"every entry dirty and young (the early-exit patch's scenario 1; the early exit stops after entry 0)",
+	"only entry 8 young, none dirty (the early-exit patch's scenario 2)",
+	"no entry young or dirty (the early-exit patch's scenario 3)",
 	"block b of each table has pattern b: young, dirty-young, one-young, none",
 };
 
@@ -495,7 +495,7 @@ static void print_tables(const struct opts *o)
 	for (unsigned gi = 0; gi < 3; gi++)
 		if (o->gmask & (1u << gi))
 			printf("%-7s %18.2f %22.2f\n", granules[gi].name, null_simple[gi], null_loop[gi]);
-	printf("\nSeed 002's scenarios (instruction counts under callgrind): tools/bench-seed002\n");
+	printf("\nThe early-exit patch's scenarios (instruction counts under callgrind): tools/bench-seed002\n");
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,5 @@
 /*
- * stress/bench_seed002.c - seed 002's three scenarios as a tiny program
+ * stress/bench_seed002.c - the early-exit patch's three scenarios as a tiny program
  * whose only heavy work is N gathers of one contiguous block, so that
  * `valgrind --tool=callgrind` can count the instructions of a read
  * (tools/bench-seed002 subtracts an --iters=0 run for start-up cost).

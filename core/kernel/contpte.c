@@ -1,9 +1,9 @@
 /*
  * core/kernel/contpte.c - the project's model of arch/arm64/mm/contpte.c:
  * fold/unfold, block-wide writers and the two gathering readers, written
- * from shared domain §3-4 in kernel dialect on core/kcompat.h.
+ * from the domain description §3-4 (docs/glossary.md) in kernel dialect on core/kcompat.h.
  *
- * CONTPTE_EARLY_EXIT=1 builds seed 002's variant of the readers: scan until
+ * CONTPTE_EARLY_EXIT=1 builds the early-exit patch's variant of the readers: scan until
  * the first dirty or young entry, then only for the other bit, and stop
  * once both have been gathered from scanned entries. MUTANT(name) marks the planted bugs of core/kernel/mutants.def.
  */
@@ -93,7 +93,7 @@ static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
 
 /* Under the PTL: nothing but hardware changes the block, and hardware only
  * sets bits, so OR-ing the block's access/dirty state is all there is.
- * Early exit (seed 002): scan until the first dirty or young entry, then
+ * Early exit (the early-exit patch, docs/glossary.md): scan until the first dirty or young entry, then
  * only for the other bit, and stop once both are known. */
 pte_t contpte_ptep_get(pte_t *ptep, pte_t orig_pte)
 {
@@ -148,7 +148,7 @@ static inline bool contpte_is_consistent(pte_t pte, unsigned long pfn, pgprot_t 
  * scanned entry must still belong to the same block (valid, CONT, the
  * expected pfn, the target's prot); on any mismatch start again. Only then
  * may its access/dirty state be gathered into the result. Early exit
- * (seed 002): as in contpte_ptep_get, the scan stops once both bits are
+ * (the early-exit patch, docs/glossary.md): as in contpte_ptep_get, the scan stops once both bits are
  * known; the entries it does read are all still checked.
  */
 pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)

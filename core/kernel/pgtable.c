@@ -2,7 +2,7 @@
  * core/kernel/pgtable.c - the project's model of the arm64 per-entry
  * primitives and arch wrappers (the kernel keeps these as static inlines in
  * arch/arm64/include/asm/pgtable.h). Kernel dialect: no #include lines,
- * built on core/kcompat.h. Written from shared domain §3; MUTANT(name)
+ * built on core/kcompat.h. Written from the domain description §3 (docs/glossary.md); MUTANT(name)
  * marks the planted bugs of core/kernel/mutants.def.
  */
 
