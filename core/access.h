@@ -7,7 +7,9 @@
  *   acc_load      READ_ONCE                acc_store     WRITE_ONCE
  *   acc_cmpxchg   cmpxchg_relaxed          acc_xchg      xchg_relaxed
  *   acc_fetch_or  atomic OR                acc_fetch_andnot atomic AND-NOT
- *   acc_mb / acc_rmb / acc_wmb / acc_dsb   barriers
+ *   acc_mb / acc_rmb / acc_wmb / acc_dsb   barriers (smp_mb, smp_rmb, smp_wmb, dsb)
+ *   acc_isb                                 isb
+ *   acc_load_acquire[_pc] / acc_store_release   LDAR, LDAPR / STLR
  *
  * Underneath sits one backend (like liburcu's flavours: one API, several
  * implementations chosen at build time): C11 atomics (default), AArch64
@@ -107,6 +109,12 @@ static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind) { (void)p;
 
 static inline void acc_store(uint64_t *p, uint64_t v)
 {
+#ifdef ACCB_HAS_STORE_BUFFER
+	/* A backend with store buffers (the engine's ARMv8 model) may hold
+	 * the store: it is then observed when it becomes visible. */
+	if (accb_store_buffered(p, v))
+		return;
+#endif
 	(void)ACC_MUTATE(p, ACC_STORE, (accb_store(p, v), v), v, true);
 }
 
@@ -131,11 +139,70 @@ static inline uint64_t acc_fetch_andnot(uint64_t *p, uint64_t m)
 	return ACC_MUTATE(p, ACC_ANDNOT, accb_fetch_andnot(p, m), __r & ~m, true);
 }
 
+/* A backend that tells the kernel's barriers apart (the engine's ARMv8
+ * model: smp_wmb is DMB ISHST, ordering stores only) defines
+ * ACCB_HAS_BARRIERS and accb_barrier(); others map them onto C11-style
+ * fences, each at least as strong as the kernel's. */
+#ifdef ACCB_HAS_BARRIERS
+static inline void acc_mb(void) { accb_barrier(ACC_BARRIER_FULL); }
+static inline void acc_rmb(void) { accb_barrier(ACC_BARRIER_LOADS); }
+static inline void acc_wmb(void) { accb_barrier(ACC_BARRIER_STORES); }
+static inline void acc_dsb(void) { accb_barrier(ACC_BARRIER_FULL); }
+static inline void acc_isb(void) { accb_barrier(ACC_BARRIER_ISB); }
+#else
 static inline void acc_mb(void) { accb_fence_full(); }
 static inline void acc_rmb(void) { accb_fence_acquire(); }
 static inline void acc_wmb(void) { accb_fence_release(); }
 /* dsb(ishst)-style completion barrier: a full fence in this model. */
 static inline void acc_dsb(void) { accb_fence_full(); }
+/* isb orders later loads after the control dependencies before it; the
+ * C11 backends order all earlier loads (at least as strong). */
+static inline void acc_isb(void) { accb_fence_acquire(); }
+#endif
+
+/* Acquire / release accesses (LDAR, LDAPR, STLR): the engine's model has
+ * its own; elsewhere a load then an acquire fence, a release fence then a
+ * store (at least as strong). */
+#ifdef ACCB_HAS_ACQUIRE_RELEASE
+static inline uint64_t acc_load_acquire(const uint64_t *p) { return accb_load_acquire(p, false); }
+static inline uint64_t acc_load_acquire_pc(const uint64_t *p) { return accb_load_acquire(p, true); }
+static inline void acc_store_release(uint64_t *p, uint64_t v)
+{
+	(void)ACC_MUTATE(p, ACC_STORE, (accb_store_release(p, v), v), v, true);
+}
+#else
+static inline uint64_t acc_load_acquire(const uint64_t *p)
+{
+	uint64_t v = acc_load(p);
+
+	accb_fence_acquire();
+	return v;
+}
+static inline uint64_t acc_load_acquire_pc(const uint64_t *p) { return acc_load_acquire(p); }
+static inline void acc_store_release(uint64_t *p, uint64_t v)
+{
+	accb_fence_release();
+	acc_store(p, v);
+}
+#endif
+
+/* The harness's own points, no-ops on real hardware:
+ *   acc_writes_visible   the thread's stores so far are visible (an op
+ *                        ends before the harness checks it, as the PTL's
+ *                        release would make them);
+ *   acc_observe_all      the thread has observed every visible write (a
+ *                        read's window starts: it may not read older);
+ *   acc_seed             a write that is no access of the algorithms (the
+ *                        harness filling a table page). */
+#ifdef ACCB_HAS_HARNESS_POINTS
+static inline void acc_writes_visible(void) { accb_writes_visible(); }
+static inline void acc_observe_all(void) { accb_observe_all(); }
+static inline void acc_seed(uint64_t *p, uint64_t v) { accb_seed(p, v); }
+#else
+static inline void acc_writes_visible(void) {}
+static inline void acc_observe_all(void) {}
+static inline void acc_seed(uint64_t *p, uint64_t v) { accb_store(p, v); }
+#endif
 
 /* Instrumented loads this thread has made since acc_reset. */
 static inline uint64_t acc_loads(const struct acc_thread *t)

@@ -18,4 +18,12 @@ enum acc_kind {
 	ACC_KIND_COUNT
 };
 
+/* The kernel's barriers, for a backend that tells them apart. */
+enum acc_barrier {
+	ACC_BARRIER_FULL,    /* smp_mb, dsb: DMB ISH / DSB */
+	ACC_BARRIER_LOADS,   /* smp_rmb: DMB ISHLD */
+	ACC_BARRIER_STORES,  /* smp_wmb: DMB ISHST */
+	ACC_BARRIER_ISB,     /* isb */
+};
+
 #endif

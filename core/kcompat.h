@@ -121,7 +121,7 @@ typedef uint64_t pgprotval_t;
 #define smp_rmb() acc_rmb()
 #define smp_wmb() acc_wmb()
 #define dsb(opt) acc_dsb()
-#define isb() ((void)0)
+#define isb() acc_isb()
 #define barrier() __asm__ __volatile__("" ::: "memory")
 
 /* ---- the PTE types and helpers (asm/pgtable-types.h, asm/pgtable.h) --- */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/access.h"
 #include "core/rcu_tsan.h"
 
 #ifdef CORE_TSAN
@@ -20,12 +21,15 @@ int kc_bbml2_noabort;
 
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* The harness's own writes to a table page (zeroing a new one, poisoning
+ * a freed one): no access of the algorithms, but a write every memory
+ * model sees (acc_seed). */
 static void slot_fill(struct harness_mm *m, struct slot_hdr *s, uint64_t v)
 {
 	uint64_t *e = hmm_slot_entries(m, s);
 
 	for (unsigned i = 0; i < m->ept; i++)
-		atomic_store_explicit((_Atomic uint64_t *)&e[i], v, memory_order_relaxed);
+		acc_seed(&e[i], v);
 }
 
 static struct slot_hdr *slot_alloc(struct harness_mm *m, unsigned lt)

@@ -458,6 +458,9 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		return 0;
 	w->consumes = op_consumes(op, a->flags);
 	rc = d->run(&c, s, n, a->flags);
+	/* the op's stores visible before the harness checks the op (on real
+	 * hardware the PTL's release will do it) */
+	acc_writes_visible();
 	*touched = c.touched;
 	return rc;
 }

@@ -7,6 +7,8 @@
 #include "core/rng.h"
 #include "engine/rcu_sched.h"
 
+extern _Bool eng_arm;     /* engine/access_sched.c */
+
 struct eng eng = { .cur = -1 };   /* -1: set-up code, no thread running */
 
 const char *const eng_kind_names[EK_COUNT] = {
@@ -23,6 +25,8 @@ static void thread_entry(void *arg)
 
 	acc_self = t->acc;
 	eng.body(tid);
+	if (eng_arm)
+		mem_drain(tid);         /* what a thread stored is visible once it is done */
 	t->acc = acc_self;
 	t->state = PS_DONE;
 	coro_resume(&t->co, &eng.main);
@@ -46,6 +50,11 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 	eng.stop = eng.limit_hit = eng.deadlock = false;
 	eng.pol = *pol;
 	eng.ntaken = 0;
+	eng.ntaken_choices = 0;
+	eng.ci = 0;
+	eng.choice_rng = pol->choice_seed;
+	if (pol->memory == MEM_ARM)
+		mem_reset();
 	eng.nevents = 0;
 	eng.cb_head = NULL;
 	eng.cb_tail = &eng.cb_head;
@@ -95,7 +104,9 @@ static void resume(unsigned tid)
 
 	main_acc = acc_self;
 	eng.cur = (int)tid;
+	eng_arm = eng.pol.memory == MEM_ARM;
 	coro_resume(&eng.main, &t->co);
+	eng_arm = 0;
 	eng.cur = -1;
 	acc_self = main_acc;
 }
@@ -221,6 +232,39 @@ void eng_point(enum eng_kind k)
 		return;                 /* set-up code outside any thread */
 	eng.th[eng.cur].pending = k;
 	yield();
+	if (eng_arm)
+		mem_step((unsigned)eng.cur);   /* maybe a buffered store becomes visible */
+}
+
+unsigned eng_choose(unsigned n)
+{
+	unsigned c;
+
+	if (n <= 1)
+		return 0;
+	if (eng.ci < eng.pol.nchoices) {
+		c = eng.pol.choices[eng.ci++] % n;
+	} else {
+		uint64_t r = rng_next(&eng.choice_rng);
+
+		c = (r & 1) ? 0 : 1 + (unsigned)((r >> 1) % (n - 1));
+	}
+	if (eng.ntaken_choices == eng.taken_choices_cap) {
+		unsigned cap = eng.taken_choices_cap ? 2 * eng.taken_choices_cap : 1024;
+		uint8_t *nb = realloc(eng.taken_choices, cap);
+
+		if (!nb)
+			return c;
+		eng.taken_choices = nb;
+		eng.taken_choices_cap = cap;
+	}
+	eng.taken_choices[eng.ntaken_choices++] = (uint8_t)c;
+	return c;
+}
+
+uint32_t eng_source(unsigned tid)
+{
+	return (uint32_t)(tid | eng.th[tid].instr << 4 | (eng.steps & 0xffff) << 12);
 }
 
 void eng_access_point(enum acc_kind kind) { eng_point((enum eng_kind)kind); }
@@ -270,9 +314,11 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 	uint32_t *rf = &eng.rf_tag[((uint64_t)off >> 3) & 4095];
 	if (k == EK_LOAD) {
 		/* reads-from coverage: this load (thread, instruction, word)
-		 * paired with the store it read */
+		 * paired with the store it read (under arm: the write the model
+		 * chose) */
 		if (eng.feature)
-			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off), *rf));
+			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off),
+						  eng_arm ? mem_last_source(tid) : *rf));
 		if (eng.solo_bound) {
 			if (others_stand_still(tid)) {
 				if (++t->solo_loads > eng.solo_bound && eng.on_solo_limit)
@@ -305,20 +351,24 @@ void eng_lock(unsigned id)
 	eng.lock_owner[id] = eng.cur;
 	t->lock_want = -1;
 	eng_note(EK_LOCK, NULL, id, id);
+	if (eng_arm)
+		mem_lock_acquire((unsigned)eng.cur, id);
 }
 
 void eng_unlock(unsigned id)
 {
 	if (eng.cur < 0)
 		return;
+	if (eng_arm)
+		mem_lock_release((unsigned)eng.cur, id);
 	eng.lock_owner[id] = -1;
 }
 
 /* ---- RCU (engine/rcu_sched.h) ----------------------------------------- */
 void eng_rcu_read_lock(void)
 {
-	if (eng.cur >= 0)
-		eng.th[eng.cur].rcu_nesting++;
+	if (eng.cur >= 0 && eng.th[eng.cur].rcu_nesting++ == 0 && eng_arm)
+		mem_read_section_begin((unsigned)eng.cur);
 }
 
 void eng_rcu_read_unlock(void)
@@ -336,7 +386,10 @@ void *eng_rcu_deref(void *const *pp)
 	void *v;
 
 	eng_point(EK_RCU_DEREF);
-	v = *(void *volatile const *)pp;
+	/* under arm: the later loads use the pointer's address (a dependency):
+	 * ordered after this load like an acquire-PC load orders them */
+	v = eng_arm ? (void *)(uintptr_t)mem_load((unsigned)eng.cur, (const uint64_t *)pp, MO_ACQUIRE_PC)
+		    : *(void *volatile const *)pp;
 	eng_note(EK_RCU_DEREF, pp, (uint64_t)(uintptr_t)v, (uint64_t)(uintptr_t)v);
 	return v;
 }
@@ -347,7 +400,10 @@ void eng_rcu_assign(void **pp, void *v)
 
 	eng_point(EK_RCU_ASSIGN);
 	old = *pp;
-	*(void *volatile *)pp = v;
+	if (eng_arm)
+		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_RELEASE);
+	else
+		*(void *volatile *)pp = v;
 	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
 }
 
@@ -392,6 +448,8 @@ void eng_synchronize_rcu(void)
 		/* picked only once the grace period has elapsed */
 		t->gp_wait = false;
 		eng_note(EK_GP, NULL, upto, upto);
+		if (eng_arm)
+			mem_grace_period((unsigned)eng.cur);
 	}
 	run_callbacks(upto);
 }

@@ -27,6 +27,7 @@
 
 #include "core/access.h"
 #include "engine/coro.h"
+#include "engine/memory.h"
 #include "engine/policy.h"
 
 struct rcu_head;
@@ -87,6 +88,13 @@ struct eng_policy {
 	uint64_t seed;
 	unsigned depth;             /* PCT: d (d - 1 priority change points) */
 	uint64_t est_steps;         /* PCT: estimated steps k for change points */
+	/* the memory model (engine/memory.h), and under arm its choices
+	 * (which write a load reads, which buffered store becomes visible):
+	 * these first, then a stream seeded by choice_seed */
+	enum mem_model memory;
+	const uint8_t *choices;
+	unsigned nchoices;
+	uint64_t choice_seed;
 };
 
 /* The engine's global state: one run at a time. */
@@ -116,6 +124,11 @@ struct eng {
 	/* the schedule actually taken, run-length encoded like a script's */
 	uint8_t *taken;
 	unsigned ntaken, taken_cap;
+	/* the arm model's choices: given, then drawn; the ones taken */
+	unsigned ci;
+	uint64_t choice_rng;
+	uint8_t *taken_choices;
+	unsigned ntaken_choices, taken_choices_cap;
 	/* optional full trace */
 	struct eng_event *events;
 	unsigned nevents, events_cap;
@@ -144,6 +157,14 @@ void eng_stop(void);
 /* ---- called by the backends (engine/access_sched.h, rcu_sched.h) ---- */
 void eng_point(enum eng_kind k);
 void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after);
+
+/* A choice among n (0 = what sequential consistency would do), for the
+ * memory model: from the policy's given choices, then its seeded stream
+ * (half the time 0, else uniform among the others); recorded. */
+unsigned eng_choose(unsigned n);
+/* The current access's source tag (thread, instruction, step), for
+ * reads-from coverage. */
+uint32_t eng_source(unsigned tid);
 
 /* ---- engine-level primitives used by the run's bodies ---- */
 void eng_lock(unsigned id);

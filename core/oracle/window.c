@@ -30,6 +30,9 @@ uint64_t *probe_open(struct harness_mm *m, struct probe *p, unsigned lt, unsigne
 	p->gen = atomic_load(&p->slot->gen);
 	o->slot = p->slot->index;
 	p->e = hmm_slot_entries(m, p->slot) + block * cont;
+	/* The read may not see writes older than these (weak memory: the
+	 * window's start; docs/memory-model.md). */
+	acc_observe_all();
 	for (unsigned j = 0; j < cont; j++)
 		o->P[j] = acc_peek(&p->e[j]);
 	atomic_thread_fence(memory_order_acquire);

@@ -1,0 +1,393 @@
+/* engine/memory.c - the ARMv8 model (see engine/memory.h,
+ * docs/memory-model.md). One run at a time; every call is made from the
+ * engine's one OS thread. */
+#include "engine/memory.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/sched.h"
+
+const char *const mem_model_names[MEM_MODEL_COUNT] = { "sc", "arm" };
+
+enum mem_model mem_model_by_name(const char *name)
+{
+	for (int i = 0; i < MEM_MODEL_COUNT; i++)
+		if (!strcmp(name, mem_model_names[i]))
+			return (enum mem_model)i;
+	return MEM_MODEL_COUNT;
+}
+
+#define MAX_LOCS 8192             /* locations touched in one run */
+#define HASH_SLOTS (2 * MAX_LOCS)
+#define MAX_MSGS (1u << 21)       /* writes in one run (the step limit is far below) */
+#define MAX_BUF 512               /* stores a thread may have buffered */
+#define MAX_CANDIDATES 64         /* newest messages a load may choose among */
+#define NONE 0xffffffffu
+
+struct msg {
+	uint64_t val;
+	uint32_t loc;
+	uint32_t prev;            /* the previous message of the location, or NONE */
+	uint32_t source;          /* who wrote it (mem_last_source) */
+};
+
+struct loc {
+	uint64_t *addr;
+	uint32_t hslot;                    /* its slot in hash[] */
+	uint32_t last;                     /* newest message */
+	uint32_t coh[ENG_MAX_THREADS];     /* per thread: newest observed (a view) */
+};
+
+struct buffered {
+	uint64_t *p;
+	uint64_t v;
+	uint32_t loc, source;
+};
+
+struct thread_views {
+	uint32_t vr_old, vw_old;   /* views of the reads / writes made so far */
+	uint32_t vr_new, vw_new;   /* what later reads / writes must respect */
+	uint32_t v_rel;            /* the last release store */
+	uint32_t v_cap;            /* control dependencies (ISB orders them) */
+	bool explicit_ctrl;        /* litmus: control dependencies are given; C code:
+				    * any load may feed a branch */
+	uint32_t dep;              /* address dependency of the next access */
+	uint32_t last_view, last_source;
+	struct buffered buf[MAX_BUF];
+	unsigned nbuf;
+};
+
+static struct msg *msgs;
+static uint32_t nmsgs;
+static struct loc locs[MAX_LOCS];
+static unsigned nlocs;
+static uint32_t hash[HASH_SLOTS];           /* loc index + 1; 0 empty */
+static struct thread_views th[ENG_MAX_THREADS];
+static uint32_t lock_view[ENG_MAX_LOCKS];
+static uint32_t gp_view;
+static struct mem_stats stats;
+
+static inline uint32_t vmax(uint32_t a, uint32_t b) { return a > b ? a : b; }
+
+void mem_reset(void)
+{
+	if (!msgs && !(msgs = malloc(MAX_MSGS * sizeof(*msgs))))
+		abort();
+	for (unsigned i = 0; i < nlocs; i++)
+		hash[locs[i].hslot] = 0;
+	nlocs = 0;
+	nmsgs = 1;                       /* timestamp 0: before everything */
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++) {
+		struct thread_views *T = &th[t];
+
+		T->vr_old = T->vw_old = T->vr_new = T->vw_new = T->v_rel = T->v_cap = 0;
+		T->dep = T->last_view = T->last_source = 0;
+		T->explicit_ctrl = false;
+		T->nbuf = 0;
+	}
+	memset(lock_view, 0, sizeof(lock_view));
+	gp_view = 0;
+	memset(&stats, 0, sizeof(stats));
+}
+
+static uint32_t append(uint32_t l, uint64_t v, uint32_t source)
+{
+	uint32_t t = nmsgs;
+
+	if (t == MAX_MSGS)
+		abort();                 /* unreachable below the step limit */
+	nmsgs++;
+	msgs[t] = (struct msg){ .val = v, .loc = l, .prev = locs[l].last, .source = source };
+	locs[l].last = t;
+	*(volatile uint64_t *)locs[l].addr = v;   /* memory holds the newest write */
+	return t;
+}
+
+/* The location at p, made on first use with its current value as its
+ * first message (the oldest: every view allows it until a newer one). */
+static uint32_t loc_of(const uint64_t *p, bool create)
+{
+	uintptr_t h = ((uintptr_t)p >> 3) % HASH_SLOTS;
+
+	while (hash[h]) {
+		if (locs[hash[h] - 1].addr == p)
+			return hash[h] - 1;
+		h = (h + 1) % HASH_SLOTS;
+	}
+	if (!create)
+		return NONE;
+	if (nlocs == MAX_LOCS)
+		abort();
+	uint32_t l = nlocs++;
+
+	locs[l].addr = (uint64_t *)p;
+	locs[l].hslot = (uint32_t)h;
+	locs[l].last = NONE;
+	memset(locs[l].coh, 0, sizeof(locs[l].coh));
+	hash[h] = l + 1;
+	append(l, *(const volatile uint64_t *)p, 0);
+	return l;
+}
+
+/* ---- making buffered stores visible --------------------------------------- */
+static uint64_t (*commit_before)(uint64_t *p);
+static void (*commit_after)(uint64_t token, uint64_t *p, uint64_t before, uint64_t after,
+			    uint32_t source);
+
+void mem_set_commit_hooks(uint64_t (*before)(uint64_t *p),
+			  void (*after)(uint64_t token, uint64_t *p, uint64_t before,
+					uint64_t after, uint32_t source))
+{
+	commit_before = before;
+	commit_after = after;
+}
+
+static void commit(unsigned tid, unsigned i)
+{
+	struct thread_views *T = &th[tid];
+	struct buffered b = T->buf[i];
+	uint64_t tok = commit_before ? commit_before(b.p) : 0, before = *b.p;
+	uint32_t t;
+
+	if (i)
+		stats.reordered_commits++;
+	memmove(&T->buf[i], &T->buf[i + 1], (T->nbuf - i - 1) * sizeof(T->buf[0]));
+	T->nbuf--;
+	t = append(b.loc, b.v, b.source);
+	locs[b.loc].coh[tid] = t;
+	T->vw_old = vmax(T->vw_old, t);
+	if (commit_after)
+		commit_after(tok, b.p, before, b.v, b.source);
+}
+
+/* Buffered stores that may become visible next: the oldest of each
+ * location (a location's stores stay in program order). */
+static unsigned eligible(unsigned tid, unsigned *idx)
+{
+	struct thread_views *T = &th[tid];
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < T->nbuf; i++) {
+		bool first = true;
+
+		for (unsigned k = 0; k < i && first; k++)
+			first = T->buf[k].loc != T->buf[i].loc;
+		if (first)
+			idx[n++] = i;
+	}
+	return n;
+}
+
+void mem_step(unsigned tid)
+{
+	unsigned idx[MAX_BUF], n, c;
+
+	if (!th[tid].nbuf)
+		return;
+	n = eligible(tid, idx);
+	/* 0: the oldest becomes visible (what sequential consistency does),
+	 * 1..n-1: another one does, n: none does yet */
+	c = eng_choose(n + 1);
+	if (c < n)
+		commit(tid, idx[c]);
+}
+
+void mem_drain(unsigned tid)
+{
+	unsigned idx[MAX_BUF];
+
+	while (th[tid].nbuf) {
+		unsigned n = eligible(tid, idx);
+
+		commit(tid, idx[eng_choose(n)]);
+	}
+}
+
+static void drain_loc(unsigned tid, uint32_t l)
+{
+	struct thread_views *T = &th[tid];
+
+	for (unsigned i = 0; i < T->nbuf;)
+		if (T->buf[i].loc == l)
+			commit(tid, i);
+		else
+			i++;
+}
+
+unsigned mem_buffered(unsigned tid) { return th[tid].nbuf; }
+
+/* ---- accesses --------------------------------------------------------------- */
+static void after_read(struct thread_views *T, unsigned tid, uint32_t l, uint32_t vpost,
+		       enum mem_order o)
+{
+	locs[l].coh[tid] = vmax(locs[l].coh[tid], vpost);
+	T->vr_old = vmax(T->vr_old, vpost);
+	if (!T->explicit_ctrl)
+		T->v_cap = vmax(T->v_cap, vpost);
+	if (o == MO_ACQUIRE || o == MO_ACQUIRE_PC) {
+		T->vr_new = vmax(T->vr_new, vpost);
+		T->vw_new = vmax(T->vw_new, vpost);
+	}
+	T->last_view = vpost;
+	T->dep = 0;
+}
+
+uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
+{
+	struct thread_views *T = &th[tid];
+	uint32_t l = loc_of(p, true), vpre, floor, cand[MAX_CANDIDATES];
+	unsigned n = 0, c;
+
+	stats.loads++;
+	vpre = vmax(T->dep, T->vr_new);
+	if (o == MO_ACQUIRE)
+		vpre = vmax(vpre, T->v_rel);
+	/* the thread's own newest buffered store to l (forwarding) */
+	for (unsigned i = T->nbuf; i-- > 0;) {
+		if (T->buf[i].loc == l) {
+			after_read(T, tid, l, vpre, o);
+			T->last_source = T->buf[i].source;
+			return T->buf[i].v;
+		}
+	}
+	/* newest first, back to the newest at or before the floor */
+	floor = vmax(vpre, locs[l].coh[tid]);
+	for (uint32_t m = locs[l].last; m != NONE && n < MAX_CANDIDATES; m = msgs[m].prev) {
+		cand[n++] = m;
+		if (m <= floor)
+			break;
+	}
+	c = eng_choose(n);
+	if (c)
+		stats.stale_loads++;
+	after_read(T, tid, l, vmax(vpre, cand[c]), o);
+	T->last_source = msgs[cand[c]].source;
+	return msgs[cand[c]].val;
+}
+
+bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
+{
+	struct thread_views *T = &th[tid];
+	uint32_t l = loc_of(p, true);
+
+	if (o == MO_RELEASE) {
+		/* after everything before it: nothing buffered may follow it */
+		mem_drain(tid);
+		uint32_t t = append(l, v, eng_source(tid));
+
+		locs[l].coh[tid] = t;
+		T->vw_old = vmax(T->vw_old, t);
+		T->v_rel = vmax(T->v_rel, t);
+		T->dep = 0;
+		return false;
+	}
+	if (T->nbuf == MAX_BUF)
+		commit(tid, 0);
+	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid) };
+	stats.buffered++;
+	T->dep = 0;
+	return true;
+}
+
+uint64_t mem_rmw(unsigned tid, uint64_t *p, enum acc_kind kind, uint64_t a, uint64_t b)
+{
+	struct thread_views *T = &th[tid];
+	uint32_t l = loc_of(p, true), m, vpost;
+	uint64_t old, new;
+
+	/* after the thread's own earlier stores to p; an atomic reads the
+	 * newest write and writes right after it */
+	drain_loc(tid, l);
+	m = locs[l].last;
+	old = msgs[m].val;
+	vpost = vmax(vmax(T->dep, T->vr_new), m);
+	switch (kind) {
+	case ACC_CMPXCHG: new = old == a ? b : old; break;
+	case ACC_XCHG: new = a; break;
+	case ACC_OR: new = old | a; break;
+	default: new = old & ~a; break;
+	}
+	T->last_source = msgs[m].source;
+	after_read(T, tid, l, vpost, MO_PLAIN);
+	if (kind != ACC_CMPXCHG || old == a) {
+		uint32_t t = append(l, new, eng_source(tid));
+
+		locs[l].coh[tid] = t;
+		T->vw_old = vmax(T->vw_old, t);
+	}
+	return old;
+}
+
+void mem_fence(unsigned tid, enum mem_fence f)
+{
+	struct thread_views *T = &th[tid];
+	uint32_t all = vmax(T->vr_old, T->vw_old);
+
+	switch (f) {
+	case MF_FULL:
+		mem_drain(tid);
+		all = vmax(T->vr_old, T->vw_old);
+		T->vr_new = vmax(T->vr_new, all);
+		T->vw_new = vmax(T->vw_new, all);
+		break;
+	case MF_LOADS:
+		T->vr_new = vmax(T->vr_new, T->vr_old);
+		T->vw_new = vmax(T->vw_new, T->vr_old);
+		break;
+	case MF_STORES:
+		mem_drain(tid);
+		T->vw_new = vmax(T->vw_new, T->vw_old);
+		break;
+	case MF_ISB:
+		T->vr_new = vmax(T->vr_new, T->v_cap);
+		break;
+	}
+}
+
+/* ---- synchronisation the engine implements ---------------------------------- */
+void mem_lock_acquire(unsigned tid, unsigned lock)
+{
+	th[tid].vr_new = vmax(th[tid].vr_new, lock_view[lock]);
+	th[tid].vw_new = vmax(th[tid].vw_new, lock_view[lock]);
+}
+
+void mem_lock_release(unsigned tid, unsigned lock)
+{
+	mem_drain(tid);
+	lock_view[lock] = vmax(lock_view[lock], vmax(th[tid].vr_old, th[tid].vw_old));
+}
+
+void mem_grace_period(unsigned tid)
+{
+	mem_fence(tid, MF_FULL);
+	gp_view = nmsgs - 1;
+	mem_catch_up(tid);
+}
+
+void mem_read_section_begin(unsigned tid)
+{
+	th[tid].vr_new = vmax(th[tid].vr_new, gp_view);
+}
+
+void mem_catch_up(unsigned tid)
+{
+	th[tid].vr_new = vmax(th[tid].vr_new, nmsgs - 1);
+	th[tid].vw_new = vmax(th[tid].vw_new, nmsgs - 1);
+}
+
+void mem_external_store(uint64_t *p, uint64_t v)
+{
+	uint32_t l = msgs ? loc_of(p, false) : NONE;
+
+	if (l == NONE)
+		*(volatile uint64_t *)p = v;
+	else
+		append(l, v, 0);
+}
+
+uint32_t mem_last_view(unsigned tid) { return th[tid].last_view; }
+void mem_set_dep(unsigned tid, uint32_t view) { th[tid].dep = view; }
+void mem_explicit_ctrl(unsigned tid) { th[tid].explicit_ctrl = true; }
+uint32_t mem_last_source(unsigned tid) { return th[tid].last_source; }
+void mem_stats(struct mem_stats *out) { *out = stats; }
