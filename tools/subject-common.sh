@@ -38,32 +38,21 @@ subject_check() {
 }
 
 subject_build() {
-  local mode=$1 kb=$2 copy bazel_flags=() engine_mode=0 out shown undefined
-  [[ $mode != hammer ]] && engine_mode=1
+  local mode=$1 kb=$2 copy bazel_flags=() out shown undefined
   [[ $mode = afl-harness ]] && bazel_flags=(--config=afl)
-  mkdir -p "$ws/tools/plugin/work"
-  subject_pkgdir=$(mktemp -d "$ws/tools/plugin/work/p.XXXXXX") || die "cannot create a scratch package"
+  mkdir -p "$ws/scratch"
+  subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
   subject_pkgdirs+=("$subject_pkgdir")
   trap 'rm -rf "${subject_pkgdirs[@]}"' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
-  local pkg="tools/plugin/work/$(basename "$subject_pkgdir")"
-  echo 'load("//tools/plugin:defs.bzl", "plugin_hammer")' > "$subject_pkgdir/BUILD"
-  echo 'load("//kernel_tree:defs.bzl", "kernel_tree_hammer", "kernel_tree_library")' >> "$subject_pkgdir/BUILD"
-  echo 'load("//engine:plugin.bzl", "kernel_tree_engine", "plugin_engine")' >> "$subject_pkgdir/BUILD"
-  local harness_args=""
-  [[ $mode = afl-harness ]] && harness_args=', main = "//fuzz:harness.c", deps = ["//fuzz:entry", "//engine:run"]'
+  local pkg="scratch/$(basename "$subject_pkgdir")" kind driver
   if [[ -n "$subject_file" ]]; then
-    copy=plugin.c
+    kind=plugin copy=plugin.c
     cp "$subject_file" "$subject_pkgdir/$copy"
-    subject_variant=plugin subject_label=$subject_file
-    if [[ $engine_mode = 1 ]]; then
-      echo "plugin_engine(name = \"bin\", src = \"$copy\", granule_kb = $kb$harness_args)" >> "$subject_pkgdir/BUILD"
-    else
-      echo "plugin_hammer(name = \"bin\", src = \"$copy\", granule_kb = $kb)" >> "$subject_pkgdir/BUILD"
-    fi
+    subject_label=$subject_file
   else
-    copy=tree/arch/arm64/mm/contpte.c
+    kind=kernel_tree copy=tree/arch/arm64/mm/contpte.c
     mkdir -p "$subject_pkgdir/$(dirname "$copy")"
     if [[ -n "$subject_patch" ]]; then
       if ! msg=$("$ws/kernel_tree/apply_patch.sh" "$subject_what" "$subject_patch" "$subject_pkgdir/$copy" 2>&1); then
@@ -76,16 +65,14 @@ subject_build() {
       cp "$subject_what" "$subject_pkgdir/$copy"
       subject_label=$subject_what
     fi
-    subject_variant=kernel_tree
-    if [[ $engine_mode = 1 ]]; then
-      echo "kernel_tree_engine(name = \"bin\", src = \"$copy\", granule_kb = $kb$harness_args)" >> "$subject_pkgdir/BUILD"
-    else
-      cat >> "$subject_pkgdir/BUILD" <<BUILD
-kernel_tree_library(name = "subject", src = "$copy", granule_kb = $kb)
-kernel_tree_hammer(name = "bin", library = ":subject")
-BUILD
-    fi
   fi
+  subject_variant=$kind
+  driver=${mode/-/_}
+  cat > "$subject_pkgdir/BUILD" <<BUILD
+load("//build:drivers.bzl", "subject_binary")
+
+subject_binary(name = "bin", subject = "$kind", src = "$copy", granule_kb = $kb, driver = "$driver")
+BUILD
   echo "$tool: building $subject_label for granule ${kb}k ..." >&2
   if ! out=$(cd "$ws" && bazel build "${bazel_flags[@]}" --color=no --noshow_progress "//$pkg:bin" 2>&1); then
     # The compiler's own message, with the scratch path mapped back to the file.
