@@ -17,7 +17,7 @@
  *   --iters=N        reads; read i targets entry i mod CONT_PTES, like the
  *                    seed's page-by-page walk of each block
  *
- * The readers are the bare_ variants (core/variants.bzl bare_variants: the
+ * The readers are the bare_ variants (build/subjects.bzl bare_variants: the
  * kernel-dialect sources built with ACCESS_BARE, no access-layer
  * instruments): the code the kernel would run. The block is a plain
  * naturally aligned array; nothing else (no segment, no RCU, no threads).
