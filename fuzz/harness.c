@@ -18,7 +18,7 @@
  *   FUZZ_ONLY_KIND  abort only on these violation kinds (KIND[,KIND...];
  *                   '|' separates too, as in build/catalogue.bzl): afl-tmin
  *                   keeps the kind while it minimizes (tools/minimize),
- *                   tools/ttfd waits for the expected kind
+ *                   fuzz/bench/ttfd waits for the expected kind
  *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
  *
  * Because the run uses the target's variant and granule (and the lenient

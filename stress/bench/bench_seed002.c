@@ -2,7 +2,7 @@
  * stress/bench_seed002.c - seed 002's three scenarios as a tiny program
  * whose only heavy work is N gathers of one contiguous block, so that
  * `valgrind --tool=callgrind` can count the instructions of a read
- * (tools/bench-seed002 subtracts an --iters=0 run for start-up cost).
+ * (stress/bench/bench-seed002 subtracts an --iters=0 run for start-up cost).
  *
  *   --scenario=1   every entry of the block dirty and young
  *   --scenario=2   only entry index 8 ("the 8th") young, none dirty
