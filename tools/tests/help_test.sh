@@ -8,6 +8,8 @@
 # measurement scripts of stress/bench/ and fuzz/bench/.
 set -uo pipefail
 [[ $# -gt 0 ]] || { echo "usage: $0 COMMAND..." >&2; exit 2; }
+# Bazel runs tests without HOME; the fuzzing tools default paths under it
+export HOME=${HOME:-${TEST_TMPDIR:-/tmp}}
 
 header() {  # the leading comment block of file $1, as the help prints it
   local line first=1
