@@ -1,7 +1,7 @@
 /*
  * core/variant_tu.c - one variant: the project's kernel-dialect sources on
  * the compatibility header, plus its registration. Built once per
- * (configuration, granule) by core/variants.bzl.
+ * (configuration, granule) by build/subjects.bzl.
  */
 #include "core/kcompat.h"
 

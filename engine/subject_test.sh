@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # engine/subject_test.sh VARIANT CLEAN BROKEN KIND: a plug-in file or a
-# kernel tree on the engine (engine/plugin.bzl). The correct build CLEAN
+# kernel tree on the engine (build/drivers.bzl). The correct build CLEAN
 # replays every 4k corpus seed clean and survives 20000 random-schedule
 # runs; the broken build BROKEN is caught by PCT exploration with a KIND
 # violation, and the saved script replays to the same violation.

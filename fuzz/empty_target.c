@@ -1,7 +1,7 @@
 /*
  * fuzz/empty_target.c - the benchmark's reference: the same persistent
  * loop as the harness (fuzz/entry.h), with a test case that does nothing.
- * tools/fuzz-bench measures the harness's execs/s against it.
+ * fuzz/bench/fuzz-bench measures the harness's execs/s against it.
  */
 #include <stddef.h>
 #include <stdint.h>

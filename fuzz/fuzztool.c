@@ -1,6 +1,6 @@
 /*
  * fuzz/fuzztool.c - what the fuzzing tools (tools/campaign, tools/minimize,
- * tools/triage, tools/ttfd) need from the engine about one crash file:
+ * tools/triage, fuzz/bench/ttfd) need from the engine about one crash file:
  *
  *   fuzztool info FILE... [--target=VARIANT[:GRANULE]]
  *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE"; OUTCOME is
@@ -408,7 +408,7 @@ static int cmd_gen(int argc, char **argv)
 	const struct variant *v = run_find_variant("baseline", kb, err, sizeof(err));
 	if (!v)
 		return fprintf(stderr, "fuzztool: %s\n", err), 2;
-	/* a splitmix64 stream per seed, far from the others' (see tools/ttfd) */
+	/* a splitmix64 stream per seed, far from the others' (see fuzz/bench/ttfd) */
 	struct search x;
 
 	search_init(&x, v, ES_RANDOM, 0, seed);

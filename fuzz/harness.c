@@ -16,9 +16,9 @@
  *   FUZZ_VARIANT    the variant to run, default "baseline"
  *   FUZZ_GRANULE    4k, 16k or 64k, default 4k
  *   FUZZ_ONLY_KIND  abort only on these violation kinds (KIND[,KIND...];
- *                   '|' separates too, as in core/mutants.bzl): afl-tmin
+ *                   '|' separates too, as in build/catalogue.bzl): afl-tmin
  *                   keeps the kind while it minimizes (tools/minimize),
- *                   tools/ttfd waits for the expected kind
+ *                   fuzz/bench/ttfd waits for the expected kind
  *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
  *
  * Because the run uses the target's variant and granule (and the lenient

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT FUZZ_COMMON TRIAGE SEED.bin...
+# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT COMMON_SH TRIAGE SEED.bin...
 #
 # The crash-file tools on the default build (no AFL):
 #   1. fuzztool info: the crash file's outcome and signature with its own
@@ -59,9 +59,9 @@ grep -q '^variant no_consistency_check$' "$TMP/re.txt" && grep -q '^expect phant
   && ok "retarget: variant and expect" || fail "retarget output: $(head -8 "$TMP/re.txt")"
 "$ENGINE" replay --check-expect --quiet "$TMP/re.txt" && ok "retargeted script replays" || fail "replay --check-expect"
 
-# 3: a tools dir shaped like the repository's (triage sources fuzz-common.sh next to it)
-mkdir -p "$TMP/tools" "$TMP/bin" "$TMP/crashes"
-cp "$COMMON" "$TMP/tools/fuzz-common.sh"; cp "$TRIAGE" "$TMP/tools/triage"
+# 3: a tools dir shaped like the repository's (triage sources lib/common.sh)
+mkdir -p "$TMP/tools/lib" "$TMP/bin" "$TMP/crashes"
+cp "$COMMON" "$TMP/tools/lib/common.sh"; cp "$TRIAGE" "$TMP/tools/triage"
 for b in "$FUZZTOOL" "$ENGINE" "$ASM"; do ln -sf "$(cd "$(dirname "$b")" && pwd)/$(basename "$b")" "$TMP/bin/"; done
 cp "$TMP/as_seed.bin" "$TMP/crashes/id:000000,sig:06,src:000001,op:havoc"
 # padding: a fourth read in thread 0 after the detecting one (never runs)

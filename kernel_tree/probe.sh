@@ -3,8 +3,8 @@
 #
 # Build SRC (a kernel tree's arch/arm64/mm/contpte.c) on the shim as it is,
 # find out what it defines with nm, and write OUT: the translation unit
-# that //kernel_tree:defs.bzl compiles for real (the file with its
-# functions renamed kt_file_<name>, then kernel_tree/glue.h).
+# that kernel_tree_library (build/subjects.bzl) compiles for real (the file
+# with its functions renamed kt_file_<name>, then kernel_tree/glue.h).
 #
 # The functions the harness knows (kernel_tree/functions.def) are renamed
 # kt_file_<name> after the shim, as in the final unit: the file's own

@@ -2,7 +2,7 @@
  * stress/bench_seed002.c - the early-exit patch's three scenarios as a tiny program
  * whose only heavy work is N gathers of one contiguous block, so that
  * `valgrind --tool=callgrind` can count the instructions of a read
- * (tools/bench-seed002 subtracts an --iters=0 run for start-up cost).
+ * (stress/bench/bench-seed002 subtracts an --iters=0 run for start-up cost).
  *
  *   --scenario=1   every entry of the block dirty and young
  *   --scenario=2   only entry index 8 ("the 8th") young, none dirty
@@ -17,7 +17,7 @@
  *   --iters=N        reads; read i targets entry i mod CONT_PTES, like the
  *                    seed's page-by-page walk of each block
  *
- * The readers are the bare_ variants (core/variants.bzl bare_variants: the
+ * The readers are the bare_ variants (build/subjects.bzl bare_variants: the
  * kernel-dialect sources built with ACCESS_BARE, no access-layer
  * instruments): the code the kernel would run. The block is a plain
  * naturally aligned array; nothing else (no segment, no RCU, no threads).

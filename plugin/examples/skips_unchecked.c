@@ -5,7 +5,7 @@
  * part of the same folio anyway"). Expected: the oracle reports a
  * phantom_bit (bits from an entry of another mapping) and exits 1.
  *
- *   tools/hammer --reader-file tools/plugin/examples/skips_unchecked.c
+ *   tools/hammer --reader-file plugin/examples/skips_unchecked.c
  */
 
 pte_t contpte_ptep_get_lockless(pte_t *orig_ptep)

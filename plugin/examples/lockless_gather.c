@@ -4,7 +4,7 @@
  * with a consistency check and retries on any mismatch; every entry it
  * reads is checked before its bits are used. Expected: runs clean.
  *
- *   tools/hammer --reader-file tools/plugin/examples/lockless_gather.c
+ *   tools/hammer --reader-file plugin/examples/lockless_gather.c
  */
 
 static bool same_block(pte_t pte, unsigned long pfn, pgprot_t prot)

@@ -1,15 +1,35 @@
-"""The catalogue of planted bugs: the one list the build, the variant
-registry (via the generated core/kernel/mutants.def), the stress tests and
-docs/mutants.md all come from. Each entry is a slip planted at a
-MUTANT(name) point of core/kernel/pgtable.c or core/kernel/contpte.c.
+"""What is tested: the one catalogue the build comes from. Data only (no
+loads); build/subjects.bzl, build/drivers.bzl and the BUILD files read it.
 
-name:   the mutant's name (also its variant name)
-base:   the tree it is planted in: "baseline" or "early_exit" (the early-exit patch, docs/glossary.md)
-expect: the violation kind the oracle must report (a|b: either, when the
-        slip loses both hardware bits and timing decides which shows first)
-what:   one line: what the slip is
+GRANULES  the translation granules: name (as flags spell it) and size in kB
+TREES     the project's correct kernel-dialect trees (core/kernel/): the
+          baseline and the early-exit patch's (docs/glossary.md)
+MUTANTS   the planted bugs (below)
+READERS   the stress driver's readers (--reader=)
+MIXES     the writer mixes the stress suite runs (--writers=)
 """
 
+GRANULES = [
+    struct(name = "4k", kb = 4),
+    struct(name = "16k", kb = 16),
+    struct(name = "64k", kb = 64),
+]
+
+TREES = ["baseline", "early_exit"]
+
+# The catalogue of planted bugs: the one list the build, the variant
+# registry (via the generated core/kernel/mutants.def), the stress tests,
+# the fuzz harnesses and docs/mutants.md all come from. Each entry is a slip
+# planted at a MUTANT(name) point of core/kernel/pgtable.c or
+# core/kernel/contpte.c.
+#
+# name:   the mutant's name (also its variant name)
+# base:   the tree it is planted in: "baseline" or "early_exit" (the early-exit patch, docs/glossary.md)
+# expect: the violation kind the oracle must report (a|b: either, when the
+#         slip loses both hardware bits and timing decides which shows first)
+# what:   one line: what the slip is
+#
+# One entry per line: fuzz/bench/ttfd reads name, base and expect with sed.
 MUTANTS = [
     struct(name = "no_consistency_check", base = "baseline", expect = "phantom_bit", what = "lockless scan ORs every entry's bits without checking valid/CONT/pfn/prot"),
     struct(name = "no_prot_check", base = "baseline", expect = "phantom_bit", what = "lockless scan checks valid/CONT and pfn but not the prot"),
@@ -29,3 +49,12 @@ MUTANTS = [
     struct(name = "unmap_no_unfold", base = "baseline", expect = "livelock", what = "partial unmap of a CONT block without unfolding it first"),
     struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
 ]
+
+READERS = ["lockless", "locked", "early-exit", "locked-early-exit"]
+
+# Writer mixes: everything; and the block-shape churn alone (fold, unfold,
+# remap, partial unmap, wrprotect, table moves) that stresses consistency.
+MIXES = {
+    "all": "all",
+    "churn": "map,fold,unfold,unmap,wrprotect,retire",
+}

@@ -1,0 +1,247 @@
+"""Subject libraries: what a driver binary (build/drivers.bzl) runs as its
+variants. Three kinds of subject, each built for one backend:
+
+  built-in variants  core/variant_tu.c compiled once per (tree or planted
+                     mutant, granule) with renamed entry points; each
+                     registers itself at start-up (all_variants, in core/)
+  plug-in file       a user's kernel-dialect file (plugin_library)
+  kernel tree        a tree's arch/arm64/mm/contpte.c built on the shim of
+                     kernel_tree/ (kernel_tree_library)
+
+A plug-in file and a kernel tree are linked over the project's own
+kernel-dialect sources built with weak entry points (weak_defaults_library):
+every function the file defines replaces the project's, and the project
+fills in the rest.
+
+Backends (BACKENDS): "native" is the build's own access layer (C11 or
+AArch64 assembly) with real liburcu: stress mode. "sched" is the
+deterministic engine's scheduler (engine/). "plain" is a deliberately racy
+one (plain loads and stores) for the ThreadSanitizer test.
+"""
+
+load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
+load(":catalogue.bzl", "GRANULES", "MUTANTS", "TREES")
+
+# What every translation unit on the engine's backend is compiled with
+# (struct eng_thread embeds the access layer's per-thread state, which
+# depends on the backend).
+SCHED_COPTS = [
+    "-DACCESS_BACKEND_CUSTOM=\\\"engine/access_sched.h\\\"",
+    "-DRCU_BACKEND_CUSTOM=\\\"engine/rcu_sched.h\\\"",
+]
+
+# copts: what a subject's code is compiled with; deps: what it links with;
+# suffix: the built-in variant libraries' name suffix (core/BUILD).
+BACKENDS = {
+    "native": struct(copts = [], deps = ["//core:runtime"], suffix = ""),
+    "sched": struct(copts = SCHED_COPTS, deps = ["//engine:backend", "//engine:runtime_sched"], suffix = "_sched"),
+    "plain": struct(copts = ["-DACCESS_BACKEND_CUSTOM=\\\"core/access_plain.h\\\""], deps = ["//core:runtime"], suffix = ""),
+}
+
+WARNINGS_AS_ERRORS = [
+    # a wrong-arity or undeclared call must not compile silently
+    "-Werror=implicit-function-declaration",
+    "-Werror=int-conversion",
+    "-Werror=incompatible-pointer-types",
+    "-Werror=return-type",
+]
+
+# ---- built-in variants -------------------------------------------------------
+
+def kernel_variant(name, variant_name, granule_kb, early_exit = False, plant = None, bare = False, backend = "native"):
+    """One built-in variant: core/variant_tu.c with its configuration
+    (granule, tree, planted mutant; bare: without the access layer's
+    instruments) and renamed entry points, registered as variant_name."""
+    copts = [
+        "-DKC_GRANULE_KB=%d" % granule_kb,
+        "-DKC_VARIANT_ID=%s" % name,
+        "-DKC_VARIANT_NAME=\\\"%s\\\"" % variant_name,
+        "-DCONTPTE_EARLY_EXIT=%d" % (1 if early_exit else 0),
+    ]
+    if plant:
+        copts.append("-DKC_PLANT=%s" % plant)
+    if bare:
+        copts.append("-DACCESS_BARE")
+    native.cc_library(
+        name = name,
+        srcs = ["//core:variant_tu.c"],
+        copts = copts + BACKENDS[backend].copts,
+        deps = ["//core:kernel_dialect"] + BACKENDS[backend].deps,
+        alwayslink = True,
+    )
+
+def variant_library(variant, granule_kb, backend = "native"):
+    """The label of one built-in variant's library (all_variants names them
+    so; a planted mutant's starts with m_)."""
+    mutant = variant in [m.name for m in MUTANTS]
+    return "//core:%s%s_%dk%s" % ("m_" if mutant else "", variant, granule_kb, BACKENDS[backend].suffix)
+
+def all_variants(name, backend = "native"):
+    """Every built-in variant (each tree and each planted mutant at every
+    granule) on backend, and name: a library linking them all."""
+    libs = []
+    for g in GRANULES:
+        for tree in TREES:
+            lib = "%s_%dk%s" % (tree, g.kb, BACKENDS[backend].suffix)
+            kernel_variant(lib, tree, g.kb, tree == "early_exit", backend = backend)
+            libs.append(":" + lib)
+        for m in MUTANTS:
+            lib = "m_%s_%dk%s" % (m.name, g.kb, BACKENDS[backend].suffix)
+            kernel_variant(lib, m.name, g.kb, m.base == "early_exit", m.name, backend = backend)
+            libs.append(":" + lib)
+    native.cc_library(name = name, deps = libs)
+
+def bare_variants(name):
+    """The trees without the access layer's instruments, named bare_baseline /
+    bare_early_exit: the bench's reference loop."""
+    libs = []
+    for g in GRANULES:
+        for tree in TREES:
+            lib = "bare_%s_%dk" % (tree, g.kb)
+            kernel_variant(lib, "bare_" + tree, g.kb, tree == "early_exit", bare = True)
+            libs.append(":" + lib)
+    native.cc_library(name = name, deps = libs)
+
+# ---- the project's side of a plug-in's or kernel tree's link ---------------
+
+def weak_defaults_library(name, granule_kb, variant_name, backend = "native", tags = []):
+    """The project's kernel-dialect sources (core/kernel/) with weak entry
+    points, registered as variant_name: whatever another object linked with
+    it defines replaces the project's own, and the variant reports which
+    (variant->provided / defaults)."""
+    native.cc_library(
+        name = name,
+        srcs = ["//core:variant_tu.c"],
+        copts = [
+            "-DKC_WEAK_DEFAULTS",
+            "-DKC_VARIANT_NAME=\\\"%s\\\"" % variant_name,
+            "-DKC_GRANULE_KB=%d" % granule_kb,
+        ] + BACKENDS[backend].copts,
+        deps = ["//core:kernel_dialect"] + BACKENDS[backend].deps,
+        alwayslink = True,
+        tags = tags,
+    )
+
+def weak_defaults_libraries(variant_name):
+    """project_<G>k and project_<G>k_sched: weak_defaults_library for every
+    granule, on the native and the engine's backend. Tagged manual: built
+    only when a subject links them, and shared by every subject (the
+    scratch packages of tools/ included) so they compile once."""
+    for g in GRANULES:
+        for backend in ["native", "sched"]:
+            weak_defaults_library(
+                name = "project_%dk%s" % (g.kb, BACKENDS[backend].suffix),
+                granule_kb = g.kb,
+                variant_name = variant_name,
+                backend = backend,
+                tags = ["manual"],
+            )
+
+# ---- plug-in files -------------------------------------------------------------
+
+def plugin_library(name, src, granule_kb, backend = "native", tags = []):
+    """A user's kernel-dialect file src (no #include lines: core/kcompat.h is
+    force-included) over //plugin:project_<G>k, as variant "plugin"."""
+    native.cc_library(
+        name = name + "_file",
+        srcs = [src],
+        copts = ["-include", "core/kcompat.h", "-DKC_GRANULE_KB=%d" % granule_kb] +
+                BACKENDS[backend].copts + WARNINGS_AS_ERRORS,
+        deps = ["//core:kernel_dialect"] + BACKENDS[backend].deps,
+        alwayslink = True,
+        tags = tags,
+    )
+    native.cc_library(
+        name = name,
+        deps = [name + "_file", "//plugin:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],
+        tags = tags,
+    )
+
+# ---- kernel trees (docs/kernel-tree.md) ---------------------------------------
+
+# The shim's <linux/*.h> and <asm/*.h>, for the kernel file's unit only (not
+# propagated to whatever links the library).
+SHIM_COPTS = ["-I", "kernel_tree/shim/include"]
+
+def _kernel_tree_probe_impl(ctx):
+    cc = find_cpp_toolchain(ctx)
+    contexts = [ctx.attr._dialect[CcInfo].compilation_context, ctx.attr._shim[CcInfo].compilation_context]
+    flags = ["-DKC_GRANULE_KB=%d" % ctx.attr.granule_kb, "-Wall"] + SHIM_COPTS + WARNINGS_AS_ERRORS
+    flags += ctx.fragments.cpp.copts + ctx.fragments.cpp.conlyopts
+    for c in contexts:
+        flags += ["-D" + d for d in c.defines.to_list()]
+        for d in c.quote_includes.to_list():
+            flags += ["-iquote", d]
+        for d in c.includes.to_list():
+            flags += ["-I", d]
+        for d in c.system_includes.to_list():
+            flags += ["-isystem", d]
+    ctx.actions.run(
+        executable = ctx.executable._probe,
+        arguments = [cc.compiler_executable, cc.nm_executable or "nm", ctx.file.src.path, ctx.outputs.out.path] + flags,
+        inputs = depset([ctx.file.src], transitive = [c.headers for c in contexts]),
+        tools = cc.all_files,
+        outputs = [ctx.outputs.out],
+        mnemonic = "KernelTreeProbe",
+        progress_message = "Building %s on the kernel-tree shim (probe)" % ctx.file.src.short_path,
+    )
+
+# The probe (kernel_tree/probe.sh) compiles the file on the shim and lists
+# what it defines with nm; from that it writes the translation unit compiled
+# for real: the file with its functions renamed, then kernel_tree/glue.h,
+# whose strong definitions of the current entry points (counting
+# trampolines, or adapters for older names) override the project's weak
+# ones. It only decides what the file defines, so it builds on the default
+# backend whatever the subject's.
+kernel_tree_probe = rule(
+    implementation = _kernel_tree_probe_impl,
+    doc = "Compile a contpte.c on the shim, nm it, write the translation unit to build.",
+    attrs = {
+        "src": attr.label(allow_single_file = True, mandatory = True),
+        "granule_kb": attr.int(mandatory = True, values = [g.kb for g in GRANULES]),
+        "out": attr.output(mandatory = True),
+        "_probe": attr.label(default = "//kernel_tree:probe.sh", executable = True, cfg = "exec", allow_single_file = True),
+        "_dialect": attr.label(default = "//core:kernel_dialect", providers = [CcInfo]),
+        "_shim": attr.label(default = "//kernel_tree:shim", providers = [CcInfo]),
+        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+    },
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    fragments = ["cpp"],
+)
+
+def kernel_tree_library(name, src, granule_kb, backend = "native", tags = []):
+    """The kernel file src (a tree's arch/arm64/mm/contpte.c) built on the
+    shim for granule_kb, its functions in place of core/kernel/contpte.c's,
+    over //kernel_tree:project_<G>k, as variant "kernel_tree"."""
+    kernel_tree_probe(
+        name = name + "_probe",
+        src = src,
+        granule_kb = granule_kb,
+        out = name + "_unit.c",
+        tags = tags,
+    )
+    native.cc_library(
+        name = name + "_file",
+        srcs = [name + "_unit.c"],
+        textual_hdrs = [src],
+        copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS,
+        deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
+        alwayslink = True,
+        tags = tags,
+    )
+    native.cc_library(
+        name = name,
+        deps = [name + "_file", "//kernel_tree:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],
+        tags = tags,
+    )
+
+def patched_contpte(name, src, patch):
+    """src (a tree's arch/arm64/mm/contpte.c) with patch applied by
+    kernel_tree/apply_patch.sh, as <name>/arch/arm64/mm/contpte.c."""
+    native.genrule(
+        name = name,
+        srcs = [src, patch],
+        outs = [name + "/arch/arm64/mm/contpte.c"],
+        tools = ["//kernel_tree:apply_patch.sh"],
+        cmd = "$(location //kernel_tree:apply_patch.sh) $(location %s) $(location %s) $@" % (src, patch),
+    )

@@ -1,0 +1,252 @@
+# shellcheck shell=bash
+# tools/lib/common.sh - the one shell library of the commands in tools/, the
+# measurement scripts (stress/bench/, fuzz/bench/) and the CI self-tests
+# (tools/tests/). Sourced, not run. The caller sets $tool, the name its
+# messages start with, before calling anything here.
+#
+#   die MESSAGE                 message on stderr, exit 2
+#   usage                       the calling script's header comment (its help)
+#   abspath PATH                PATH made absolute (before changing directory)
+#   parse_granule G             4k|16k|64k (4K, 4, ...) -> $kb, or die
+#   bazel_build [--config=C] TARGET...    build quietly; on failure return 1,
+#                               bazel's messages in $bazel_errors
+#   bazel_bin [--config=C]      the bazel-bin directory of that configuration
+#   subject_check / subject_build         a plug-in file or kernel tree built
+#                               in a scratch package under scratch/
+#   build_engine [GRANULE_KB]   $engine: the engine's command line
+#   parse_target, fuzz_bins, target_harness, check_target, find_conf,
+#   seeds_for                   the fuzzing tools' targets, binaries, seeds
+
+# The workspace: this file is tools/lib/common.sh.
+ws=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+die() { echo "$tool: $*" >&2; exit 2; }
+
+# The help of every command is its header: every line of the leading
+# comment block after the shebang, without the "# ".
+usage() { awk 'NR == 1 && /^#!/ { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
+
+abspath() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+
+parse_granule() {
+  case "$1" in
+    4k|4K|4) kb=4 ;; 16k|16K|16) kb=16 ;; 64k|64K|64) kb=64 ;;
+    *) die "unknown granule '$1' (valid: 4k, 16k, 64k)" ;;
+  esac
+}
+
+# ---- Bazel -------------------------------------------------------------------
+
+bazel_errors=""
+bazel_build() {
+  local out
+  if out=$(cd "$ws" && bazel build --color=no --noshow_progress "$@" 2>&1); then
+    return 0
+  fi
+  bazel_errors=$(grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT|Use --(sandbox_debug|verbose_failures))' <<<"$out" |
+    grep -v '^$')
+  return 1
+}
+
+# Asked of bazel, not read from the bazel-bin symlink, which follows
+# whichever configuration built last.
+bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
+
+# ---- what is tested: a plug-in file or a kernel tree ------------------------
+# tools/hammer, tools/explore and tools/repro build the harness around a
+# kernel-dialect plug-in file (--reader-file) or a kernel tree's
+# arch/arm64/mm/contpte.c (--kernel-tree, optionally --patch) in a scratch
+# Bazel package under scratch/ (git-ignored; removed on exit) whose BUILD
+# is one subject_binary call (build/drivers.bzl).
+#
+#   subject_check FILE TREE PATCH     validate; sets subject_what
+#   subject_build DRIVER GRANULE_KB   DRIVER: hammer | engine | afl_harness;
+#                                     sets subject_bin, subject_variant, subject_label
+#
+# Exit 2 (via die) with the compiler's message mapped back to the user's
+# path and the undefined names listed if the subject does not build.
+
+subject_file="" subject_tree="" subject_patch="" subject_what="" subject_pkgdirs=()
+
+subject_check() {
+  subject_file=$1 subject_tree=$2 subject_patch=$3
+  [[ -n "$subject_file" && -n "$subject_tree" ]] &&
+    die "--reader-file and --kernel-tree both name what to test; give one"
+  [[ -z "$subject_patch" || -n "$subject_tree" ]] || die "--patch applies to --kernel-tree only"
+  if [[ -n "$subject_file" ]]; then
+    [[ -f "$subject_file" && -r "$subject_file" ]] || die "cannot read reader file '$subject_file'"
+    if grep -qE '^[[:space:]]*#[[:space:]]*include' "$subject_file"; then
+      die "$subject_file has #include lines; kernel-dialect plug-in files get everything from core/kcompat.h"
+    fi
+    subject_what=$subject_file
+  elif [[ -n "$subject_tree" ]]; then
+    [[ -d "$subject_tree" ]] || die "no such directory '$subject_tree' (--kernel-tree wants the top of a Linux tree)"
+    subject_what=${subject_tree%/}/arch/arm64/mm/contpte.c
+    [[ -f "$subject_what" && -r "$subject_what" ]] ||
+      die "no arch/arm64/mm/contpte.c in '$subject_tree' (cannot read $subject_what); --kernel-tree wants the top of a Linux tree with arm64 contpte support"
+    if [[ -n "$subject_patch" ]]; then
+      [[ -f "$subject_patch" && -r "$subject_patch" ]] || die "cannot read patch '$subject_patch'"
+    fi
+  fi
+  return 0
+}
+
+subject_build() {
+  local driver=$1 kb=$2 kind copy config=() msg shown undefined
+  [[ $driver = afl_harness ]] && config=(--config=afl)
+  mkdir -p "$ws/scratch"
+  subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
+  subject_pkgdirs+=("$subject_pkgdir")
+  trap 'rm -rf "${subject_pkgdirs[@]}"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  local pkg=scratch/${subject_pkgdir##*/}
+  if [[ -n "$subject_file" ]]; then
+    kind=plugin copy=plugin.c
+    cp "$subject_file" "$subject_pkgdir/$copy"
+    subject_label=$subject_file
+  else
+    kind=kernel_tree copy=tree/arch/arm64/mm/contpte.c
+    mkdir -p "$subject_pkgdir/$(dirname "$copy")"
+    if [[ -n "$subject_patch" ]]; then
+      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "$subject_what" "$subject_patch" "$subject_pkgdir/$copy" 2>&1); then
+        echo "$msg" >&2
+        die "patch '$subject_patch' does not apply to $subject_what (the tree is untouched)"
+      fi
+      [[ -n "$msg" ]] && echo "$msg" >&2
+      subject_label="$subject_what with $subject_patch applied"
+    else
+      cp "$subject_what" "$subject_pkgdir/$copy"
+      subject_label=$subject_what
+    fi
+  fi
+  subject_variant=$kind
+  cat >"$subject_pkgdir/BUILD" <<BUILD
+load("//build:drivers.bzl", "subject_binary")
+
+subject_binary(name = "bin", subject = "$kind", src = "$copy", granule_kb = $kb, driver = "$driver")
+BUILD
+  echo "$tool: building $subject_label for granule ${kb}k ..." >&2
+  if ! bazel_build "${config[@]}" "//$pkg:bin"; then
+    # The compiler's own message, with the scratch path mapped back to the file.
+    shown=$(grep -vE '^ERROR: .*(error executing command|failed to build)' <<<"$bazel_errors" |
+      sed -e "s|\./$pkg/$copy|$subject_what|g" -e "s|$pkg/$copy|$subject_what|g")
+    echo "$shown" >&2
+    undefined=$(sed -nE "s/.*undefined reference to [\`']([A-Za-z_0-9]+)'.*/\1/p" <<<"$shown" |
+      sed 's/^kt_file_//' | awk '!seen[$0]++' | paste -sd ' ' -)
+    [[ -z "$undefined" ]] || echo "$tool: called but defined nowhere (file or shim): $undefined" >&2
+    if [[ -n "$subject_tree" ]]; then
+      die "$subject_label does not build on the kernel-tree shim (compiler output above)"
+    fi
+    die "$subject_file does not build against core/kcompat.h (compiler output above)"
+  fi
+  subject_bin="$(bazel_bin "${config[@]}")/$pkg/bin"
+}
+
+# ---- the deterministic engine ----------------------------------------------
+
+# build_engine [GRANULE_KB]: sets $engine to the engine's command line: the
+# built-in one, or (after subject_check) one over the user's plug-in file or
+# kernel tree.
+build_engine() {
+  if [[ -n "$subject_what" ]]; then
+    subject_build engine "$1"
+    engine=$subject_bin
+    return 0
+  fi
+  if ! bazel_build //engine:engine; then
+    echo "$bazel_errors" >&2
+    die "the engine does not build (output above)"
+  fi
+  engine="$(bazel_bin)/engine/engine"
+}
+
+# ---- fuzzing (docs/fuzzing.md) ---------------------------------------------
+# Binaries: built with `bazel build --config=afl` (afl-clang-fast; the engine
+# and fuzztool built the same way run fine outside afl-fuzz), or taken from
+# $FUZZ_BIN_DIR (harness, fuzztool, script_asm, empty_target, decoder_fuzz,
+# engine side by side: how the Bazel tests run the tools). What afl-fuzz runs
+# is the one-variant harness of the target (//fuzz:harness_VARIANT_GRANULE,
+# target_harness below); the all-variants //fuzz:harness checks target names.
+
+# parse_target VARIANT[:GRANULE] -> T_VARIANT, T_GRANULE (syntax only; the
+# harness's --check validates the names against what is built)
+parse_target() {
+  local t=$1 kb
+  [[ $t =~ ^[a-z0-9_]+(:[0-9]+[kK])?$ ]] || die "--target=VARIANT[:GRANULE] (e.g. baseline:16k), got '$t'"
+  T_VARIANT=${t%%:*}
+  if [[ $t == *:* ]]; then parse_granule "${t#*:}"; else parse_granule 4k; fi
+  T_GRANULE=${kb}k
+}
+
+# fuzz_bins: set HARNESS (all variants) FUZZTOOL ASM EMPTY DECODER ENGINE
+fuzz_bins() {
+  if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    local d=$FUZZ_BIN_DIR
+    HARNESS=$d/harness FUZZTOOL=$d/fuzztool ASM=$d/script_asm EMPTY=$d/empty_target
+    DECODER=$d/decoder_fuzz ENGINE=$d/engine
+    return 0
+  fi
+  command -v afl-clang-fast >/dev/null || die "afl-clang-fast not found (tools/setup installs AFL++)"
+  if ! bazel_build --config=afl //fuzz:harness //fuzz:fuzztool //fuzz:script_asm \
+         //fuzz:empty_target //fuzz:decoder_fuzz //engine:engine; then
+    echo "$bazel_errors" >&2
+    die "bazel build --config=afl failed"
+  fi
+  AFL_BIN=$(bazel_bin --config=afl)
+  [ -x "$AFL_BIN/fuzz/harness" ] || die "built harness not found under $AFL_BIN"
+  HARNESS=$AFL_BIN/fuzz/harness FUZZTOOL=$AFL_BIN/fuzz/fuzztool ASM=$AFL_BIN/fuzz/script_asm
+  EMPTY=$AFL_BIN/fuzz/empty_target DECODER=$AFL_BIN/fuzz/decoder_fuzz ENGINE=$AFL_BIN/engine/engine
+}
+
+# target_harness [VARIANT GRANULE]...: after check_target, build the
+# one-variant harnesses (default: the target's) and set HARNESS to the
+# (first) one; TARGET_HARNESS_DIR holds them all as harness_VARIANT_GRANULE
+target_harness() {
+  local labels=()
+  [ $# -gt 0 ] || set -- "$T_VARIANT" "$T_GRANULE"
+  if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    TARGET_HARNESS_DIR=$FUZZ_BIN_DIR
+    [ -x "$FUZZ_BIN_DIR/harness_$1_$2" ] && HARNESS=$FUZZ_BIN_DIR/harness_$1_$2
+    return 0
+  fi
+  while [ $# -ge 2 ]; do labels+=("//fuzz:harness_$1_$2"); shift 2; done
+  if ! bazel_build --config=afl "${labels[@]}"; then
+    echo "$bazel_errors" >&2
+    die "bazel build --config=afl ${labels[*]} failed"
+  fi
+  TARGET_HARNESS_DIR=$AFL_BIN/fuzz
+  HARNESS=$AFL_BIN/fuzz/${labels[0]#//fuzz:}
+}
+
+# check_target: exit 2 with the harness's own message if the target is not built
+check_target() {
+  local msg
+  msg=$(FUZZ_VARIANT=$T_VARIANT FUZZ_GRANULE=$T_GRANULE "$HARNESS" --check 2>&1) || die "${msg#harness: }"
+}
+
+# find_conf DIR: the campaign.conf of the campaign DIR belongs to (DIR itself,
+# its sync dir, an instance or its crashes/), or nothing
+find_conf() {
+  local d; d=$(cd "$1" 2>/dev/null && pwd) || return 1
+  for _ in 1 2 3 4; do
+    [ -f "$d/campaign.conf" ] && { echo "$d/campaign.conf"; return 0; }
+    d=$(dirname "$d")
+  done
+  return 1
+}
+
+# seeds_for GRANULE OUTDIR: the text seeds (corpora/seeds, fuzz/seeds) whose
+# instructions fit GRANULE (their own granule, or 4k ones: entries 0-15 exist
+# in every granule) as binary scripts in OUTDIR; prints how many
+seeds_for() {
+  local g=$1 out=$2 n=0 f sg
+  mkdir -p "$out"
+  for f in "$ws"/corpora/seeds/*.txt "$ws"/fuzz/seeds/*.txt; do
+    [ -f "$f" ] || continue
+    sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
+    [ "$sg" = "$g" ] || [ "$sg" = 4k ] || continue
+    if "$ASM" "$f" "$out/$(basename "${f%.txt}").bin" 2>/dev/null; then n=$((n + 1)); fi
+  done
+  echo "$n"
+}
