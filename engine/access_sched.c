@@ -13,6 +13,12 @@ _Bool eng_arm;
 
 uint64_t eng_arm_load(const uint64_t *p, int order)
 {
+	/* Writes reach every thread in bounded time: one that runs alone
+	 * (nothing else can take a step, so nothing new is written) has seen
+	 * them all. Without this a reader could read an old write for ever,
+	 * which no machine does (property 4, progress). */
+	if (eng_alone())
+		mem_catch_up((unsigned)eng.cur);
 	return mem_load((unsigned)eng.cur, p,
 			order == 1 ? MO_ACQUIRE : order == 2 ? MO_ACQUIRE_PC : MO_PLAIN);
 }

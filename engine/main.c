@@ -48,8 +48,9 @@ static int describe_subject(const struct variant *v)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: %s replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
+		"                  [--memory=arm|sc]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
 		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
@@ -143,6 +144,11 @@ static void print_result(const char *path, const struct script *s, const struct 
 	printf("  reads judged: %llu bits exact (hardware quiet), %llu bits exact (software quiet), %llu content only, %llu unjudged\n",
 	       (unsigned long long)r->judged.hw_quiet, (unsigned long long)r->judged.sw_quiet,
 	       (unsigned long long)r->judged.content_only, (unsigned long long)r->judged.unjudged);
+	if (s->memory == MEM_ARM)
+		printf("  memory model arm: %llu loads, %llu read an older write, %llu stores buffered, %llu became visible out of order; %u choices\n",
+		       (unsigned long long)r->mem.loads, (unsigned long long)r->mem.stale_loads,
+		       (unsigned long long)r->mem.buffered, (unsigned long long)r->mem.reordered_commits,
+		       r->ntaken_choices);
 	if (r->status == RS_VIOLATION) {
 		printf("  variant %s, granule %uk; found by thread %d at instruction %d\n", s->variant,
 		       s->granule_kb, r->vio_tid, r->vio_instr);
@@ -154,6 +160,7 @@ static int cmd_replay(int argc, char **argv)
 {
 	const char *variant = NULL, *svg = NULL;
 	bool timeline = false, check = false, quiet = false;
+	int memory = -1;         /* --memory: replay under another model */
 	int rc = 0, nfiles = 0;
 
 	for (int i = 0; i < argc; i++) {
@@ -161,7 +168,10 @@ static int cmd_replay(int argc, char **argv)
 
 		if ((v = opt(argv[i], "--variant")))
 			variant = v;
-		else if ((v = opt(argv[i], "--svg")))
+		else if ((v = opt(argv[i], "--memory"))) {
+			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
+				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
+		} else if ((v = opt(argv[i], "--svg")))
 			svg = v;
 		else if (!strcmp(argv[i], "--timeline"))
 			timeline = true;
@@ -192,6 +202,13 @@ static int cmd_replay(int argc, char **argv)
 			if (strlen(variant) > SCRIPT_NAME_MAX)
 				return fprintf(stderr, "%s: variant name too long\n", prog), 2;
 			strcpy(s.variant, variant);
+		}
+		if (memory >= 0 && memory != s.memory) {
+			/* the same program and schedule under the other model; the
+			 * choices belong to arm runs */
+			s.memory = (uint8_t)memory;
+			if (memory == MEM_SC)
+				s.nchoices = 0;
 		}
 		if (!quiet) {
 			char e2[512];
@@ -269,6 +286,7 @@ static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
 	unsigned depth = 3;
+	enum mem_model memory = MEM_ARM;
 	bool no_shrink = false;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
@@ -290,6 +308,10 @@ static int cmd_explore(int argc, char **argv)
 			seeds = v;
 		else if (!strcmp(argv[i], "--no-shrink"))
 			no_shrink = true;
+		else if ((v = opt(argv[i], "--memory"))) {
+			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
+				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
+		}
 		else if ((v = opt(argv[i], "--depth"))) {
 			depth = (unsigned)strtoul(v, &end, 10);
 			if (*end || depth < 1 || depth > 8)
@@ -335,11 +357,13 @@ static int cmd_explore(int argc, char **argv)
 	double t;
 
 	search_init(&x, v, strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT, depth, seed);
+	x.memory = memory;
 	x.pool = pool;
 	x.npool = npool;
-	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
-		strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
-		v->name, kb, npool ? "seed-corpus" : "random", (unsigned long long)seed);
+	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, seed %llu\n", prog,
+		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
+		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory],
+		(unsigned long long)seed);
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 
 	if (budget.progress)

@@ -358,6 +358,16 @@ void mem_lock_release(unsigned tid, unsigned lock)
 	lock_view[lock] = vmax(lock_view[lock], vmax(th[tid].vr_old, th[tid].vw_old));
 }
 
+/* RCU's guarantee: a read-side section the grace period does not wait for
+ * began after the grace period began, and sees every write visible then
+ * (the updater's rcu_assign_pointer and all before it): its rcu_read_lock
+ * catches up to gp_view. */
+void mem_grace_period_begin(unsigned tid)
+{
+	mem_fence(tid, MF_FULL);
+	gp_view = nmsgs - 1;
+}
+
 void mem_grace_period(unsigned tid)
 {
 	mem_fence(tid, MF_FULL);

@@ -91,6 +91,7 @@ unsigned mem_buffered(unsigned tid);
 /* Synchronisation the engine itself implements. */
 void mem_lock_acquire(unsigned tid, unsigned lock);
 void mem_lock_release(unsigned tid, unsigned lock);
+void mem_grace_period_begin(unsigned tid);  /* synchronize_rcu called in tid */
 void mem_grace_period(unsigned tid);        /* synchronize_rcu returned in tid */
 void mem_read_section_begin(unsigned tid);  /* outermost rcu_read_lock */
 /* Views up to every write visible now: the thread has observed them all

@@ -259,6 +259,15 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		pol.sched = s->sched;
 		pol.nsched = s->nsched;
 		pol.tail_seed = script_tail_seed(s);
+		pol.memory = s->memory;
+		pol.choices = s->choices;
+		pol.nchoices = s->nchoices;
+		pol.choice_seed = pol.tail_seed ^ 0x6d656d6f7279ULL;
+	} else {
+		pol.memory = s->memory;
+		pol.choices = NULL;
+		pol.nchoices = 0;
+		pol.choice_seed = pol.seed ^ 0x6d656d6f7279ULL;
 	}
 	eng.feature = o->feature;
 	eng.step_limit = o->step_limit ? o->step_limit : 200000;
@@ -298,6 +307,10 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	r->hash = eng.hash;
 	r->taken = eng.taken;
 	r->ntaken = eng.ntaken;
+	r->taken_choices = eng.taken_choices;
+	r->ntaken_choices = eng.ntaken_choices;
+	if (pol.memory == MEM_ARM)
+		mem_stats(&r->mem);
 	r->events = eng.events;
 	r->nevents = eng.nevents;
 	r->m = R.m;

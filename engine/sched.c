@@ -283,6 +283,11 @@ static bool others_stand_still(unsigned tid)
 	return true;
 }
 
+bool eng_alone(void)
+{
+	return eng.cur >= 0 && others_stand_still((unsigned)eng.cur);
+}
+
 void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 {
 	int64_t off = -1;
@@ -444,6 +449,8 @@ void eng_synchronize_rcu(void)
 			}
 		}
 		t->gp_wait = true;
+		if (eng_arm)
+			mem_grace_period_begin((unsigned)eng.cur);
 		eng_point(EK_GP);
 		/* picked only once the grace period has elapsed */
 		t->gp_wait = false;
