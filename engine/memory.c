@@ -131,13 +131,13 @@ static uint32_t loc_of(const uint64_t *p, bool create)
 }
 
 /* ---- making buffered stores visible --------------------------------------- */
-static uint64_t (*commit_before)(uint64_t *p);
-static void (*commit_after)(uint64_t token, uint64_t *p, uint64_t before, uint64_t after,
-			    uint32_t source);
+static uint64_t (*commit_before)(unsigned tid, uint64_t *p);
+static void (*commit_after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+			    uint64_t after);
 
-void mem_set_commit_hooks(uint64_t (*before)(uint64_t *p),
-			  void (*after)(uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after, uint32_t source))
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p),
+			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+					uint64_t after))
 {
 	commit_before = before;
 	commit_after = after;
@@ -147,7 +147,7 @@ static void commit(unsigned tid, unsigned i)
 {
 	struct thread_views *T = &th[tid];
 	struct buffered b = T->buf[i];
-	uint64_t tok = commit_before ? commit_before(b.p) : 0, before = *b.p;
+	uint64_t tok = commit_before ? commit_before(tid, b.p) : 0, before = *b.p;
 	uint32_t t;
 
 	if (i)
@@ -158,7 +158,7 @@ static void commit(unsigned tid, unsigned i)
 	locs[b.loc].coh[tid] = t;
 	T->vw_old = vmax(T->vw_old, t);
 	if (commit_after)
-		commit_after(tok, b.p, before, b.v, b.source);
+		commit_after(tid, tok, b.p, before, b.v);
 }
 
 /* Buffered stores that may become visible next: the oldest of each
@@ -179,18 +179,38 @@ static unsigned eligible(unsigned tid, unsigned *idx)
 	return n;
 }
 
-void mem_step(unsigned tid)
+void mem_propagate(unsigned nthreads)
 {
 	unsigned idx[MAX_BUF], n, c;
 
-	if (!th[tid].nbuf)
-		return;
-	n = eligible(tid, idx);
-	/* 0: the oldest becomes visible (what sequential consistency does),
-	 * 1..n-1: another one does, n: none does yet */
-	c = eng_choose(n + 1);
-	if (c < n)
-		commit(tid, idx[c]);
+	for (unsigned tid = 0; tid < nthreads; tid++) {
+		if (!th[tid].nbuf)
+			continue;
+		n = eligible(tid, idx);
+		/* 0: the oldest becomes visible (what sequential consistency
+		 * does), 1..n-1: another one does, n: none does yet */
+		c = eng_choose(n + 1);
+		if (c < n)
+			commit(tid, idx[c]);
+	}
+}
+
+void mem_drain_all(unsigned nthreads)
+{
+	unsigned idx[MAX_BUF], who[ENG_MAX_THREADS], n;
+
+	for (;;) {
+		n = 0;
+		for (unsigned tid = 0; tid < nthreads; tid++)
+			if (th[tid].nbuf)
+				who[n++] = tid;
+		if (!n)
+			return;
+		/* whose store, and which of them, becomes visible next */
+		unsigned tid = who[eng_choose(n)];
+
+		commit(tid, idx[eng_choose(eligible(tid, idx))]);
+	}
 }
 
 void mem_drain(unsigned tid)
@@ -240,6 +260,9 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 	unsigned n = 0, c;
 
 	stats.loads++;
+#ifdef MEM_BROKEN_IGNORE_DEPS
+	T->dep = 0;      /* a planted model bug (engine/litmus/BUILD): dependencies order nothing */
+#endif
 	vpre = vmax(T->dep, T->vr_new);
 	if (o == MO_ACQUIRE)
 		vpre = vmax(vpre, T->v_rel);
@@ -282,6 +305,16 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
 		T->dep = 0;
 		return false;
 	}
+#ifdef MEM_BROKEN_NO_BUFFER
+	/* a planted model bug (engine/litmus/BUILD): stores visible at once */
+	{
+		uint32_t t = append(l, v, eng_source(tid));
+
+		locs[l].coh[tid] = t;
+		T->vw_old = vmax(T->vw_old, t);
+		return false;
+	}
+#endif
 	if (T->nbuf == MAX_BUF)
 		commit(tid, 0);
 	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid) };

@@ -21,10 +21,10 @@
  *
  * Stores go to the thread's store buffer and become visible (get a
  * timestamp) later, in any order across locations and in program order
- * per location: at a step of the thread (a choice), at a barrier that
- * orders stores (DMB ST, DMB, DSB), before a release store, an unlock, a
- * grace period, an atomic read-modify-write of the same location, and
- * when the thread ends. The thread's own loads read its buffered stores
+ * per location: before any step of the run (a choice per thread), at a
+ * barrier that orders stores (DMB ST, DMB, DSB), before a release store, an
+ * unlock, a grace period, an atomic read-modify-write of the same
+ * location, and at the end of the run. The thread's own loads read its buffered stores
  * first (forwarding). Atomic read-modify-writes read the latest write and
  * are visible at once.
  *
@@ -80,11 +80,13 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o);
 uint64_t mem_rmw(unsigned tid, uint64_t *p, enum acc_kind kind, uint64_t a, uint64_t b);
 void mem_fence(unsigned tid, enum mem_fence f);
 
-/* The thread is about to take a step: maybe make one buffered store
- * visible (a choice). */
-void mem_step(unsigned tid);
+/* Before each step of a run: maybe one buffered store of each thread
+ * becomes visible (a choice per thread with stores buffered). */
+void mem_propagate(unsigned nthreads);
 /* Make every buffered store of tid visible (order: choices). */
 void mem_drain(unsigned tid);
+/* ... of every thread (the end of a run), interleaved by choices. */
+void mem_drain_all(unsigned nthreads);
 /* Stores buffered by tid. */
 unsigned mem_buffered(unsigned tid);
 
@@ -111,11 +113,11 @@ void mem_set_dep(unsigned tid, uint32_t view);
  * taken to feed a branch, so an ISB orders all earlier loads. */
 void mem_explicit_ctrl(unsigned tid);
 
-/* How the engine observes buffered stores becoming visible (the history
- * and the trace): before returns a token, after gets it back. */
-void mem_set_commit_hooks(uint64_t (*before)(uint64_t *p),
-			  void (*after)(uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after, uint32_t source));
+/* How the engine observes a store of thread tid becoming visible (the
+ * history and the trace): before returns a token, after gets it back. */
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p),
+			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+					uint64_t after));
 
 /* Who wrote the value the thread's last load returned (for reads-from
  * coverage): thread, instruction and a sequence number; 0 for an initial

@@ -25,8 +25,6 @@ static void thread_entry(void *arg)
 
 	acc_self = t->acc;
 	eng.body(tid);
-	if (eng_arm)
-		mem_drain(tid);         /* what a thread stored is visible once it is done */
 	t->acc = acc_self;
 	t->state = PS_DONE;
 	coro_resume(&t->co, &eng.main);
@@ -220,8 +218,12 @@ uint64_t eng_run(void)
 		record_taken(tid);
 		eng.streak = tid == last ? eng.streak + 1 : 1;
 		last = tid;
+		if (eng.pol.memory == MEM_ARM)
+			mem_propagate(eng.nthreads);  /* stores become visible between steps */
 		resume(tid);
 	}
+	if (eng.pol.memory == MEM_ARM)
+		mem_drain_all(eng.nthreads);          /* what is left becomes visible */
 	return eng.steps;
 }
 
@@ -232,8 +234,6 @@ void eng_point(enum eng_kind k)
 		return;                 /* set-up code outside any thread */
 	eng.th[eng.cur].pending = k;
 	yield();
-	if (eng_arm)
-		mem_step((unsigned)eng.cur);   /* maybe a buffered store becomes visible */
 }
 
 unsigned eng_choose(unsigned n)
@@ -283,9 +283,9 @@ static bool others_stand_still(unsigned tid)
 	return true;
 }
 
-bool eng_alone(void)
+uint64_t eng_alone_loads(void)
 {
-	return eng.cur >= 0 && others_stand_still((unsigned)eng.cur);
+	return eng.cur >= 0 && others_stand_still((unsigned)eng.cur) ? eng.th[eng.cur].solo_loads : 0;
 }
 
 void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
