@@ -185,6 +185,11 @@ def stress_suite():
                     ],
                 )
     for m in MUTANTS:
+        if getattr(m, "memory", "sc") == "arm":
+            # needs arm64's weaker ordering: stress mode on x86 (and arm64
+            # code under qemu-user, which runs with the host's ordering)
+            # cannot show it; the engine's arm model does (//corpora:replay)
+            continue
         for g in (["4k", "16k"] if m.base == "early_exit" else ["4k"]):
             subject_binary(
                 name = "mutant_%s_%s" % (m.name, g),

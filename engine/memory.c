@@ -24,6 +24,9 @@ enum mem_model mem_model_by_name(const char *name)
 #define MAX_BUF 512               /* stores a thread may have buffered */
 #define MAX_CANDIDATES 64         /* newest messages a load may choose among */
 #define NONE 0xffffffffu
+/* A store is held back when its choice among these is the last: one in
+ * six under the engine's default choice stream (eng_choose). */
+#define DELAY_CHOICES 4
 
 struct msg {
 	uint64_t val;
@@ -43,6 +46,8 @@ struct buffered {
 	uint64_t *p;
 	uint64_t v;
 	uint32_t loc, source;
+	bool observed;
+	bool delayed;             /* stays buffered until a barrier or the end */
 };
 
 struct thread_views {
@@ -131,13 +136,13 @@ static uint32_t loc_of(const uint64_t *p, bool create)
 }
 
 /* ---- making buffered stores visible --------------------------------------- */
-static uint64_t (*commit_before)(unsigned tid, uint64_t *p);
+static uint64_t (*commit_before)(unsigned tid, uint64_t *p, bool observed);
 static void (*commit_after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
-			    uint64_t after);
+			    uint64_t after, bool observed);
 
-void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p),
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p, bool observed),
 			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after))
+					uint64_t after, bool observed))
 {
 	commit_before = before;
 	commit_after = after;
@@ -147,7 +152,7 @@ static void commit(unsigned tid, unsigned i)
 {
 	struct thread_views *T = &th[tid];
 	struct buffered b = T->buf[i];
-	uint64_t tok = commit_before ? commit_before(tid, b.p) : 0, before = *b.p;
+	uint64_t tok = commit_before ? commit_before(tid, b.p, b.observed) : 0, before = *b.p;
 	uint32_t t;
 
 	if (i)
@@ -158,7 +163,7 @@ static void commit(unsigned tid, unsigned i)
 	locs[b.loc].coh[tid] = t;
 	T->vw_old = vmax(T->vw_old, t);
 	if (commit_after)
-		commit_after(tid, tok, b.p, before, b.v);
+		commit_after(tid, tok, b.p, before, b.v, b.observed);
 }
 
 /* Buffered stores that may become visible next: the oldest of each
@@ -181,17 +186,24 @@ static unsigned eligible(unsigned tid, unsigned *idx)
 
 void mem_propagate(unsigned nthreads)
 {
-	unsigned idx[MAX_BUF], n, c;
+	unsigned idx[MAX_BUF], n;
 
 	for (unsigned tid = 0; tid < nthreads; tid++) {
-		if (!th[tid].nbuf)
-			continue;
-		n = eligible(tid, idx);
-		/* 0: the oldest becomes visible (what sequential consistency
-		 * does), 1..n-1: another one does, n: none does yet */
-		c = eng_choose(n + 1);
-		if (c < n)
-			commit(tid, idx[c]);
+		bool again = th[tid].nbuf != 0;
+
+		/* every store not held back becomes visible, oldest first
+		 * (behind a held-back store of its location it waits too) */
+		while (again) {
+			again = false;
+			n = eligible(tid, idx);
+			for (unsigned k = 0; k < n; k++) {
+				if (!th[tid].buf[idx[k]].delayed) {
+					commit(tid, idx[k]);
+					again = true;
+					break;
+				}
+			}
+		}
 	}
 }
 
@@ -289,7 +301,7 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 	return msgs[cand[c]].val;
 }
 
-bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
+bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool observed)
 {
 	struct thread_views *T = &th[tid];
 	uint32_t l = loc_of(p, true);
@@ -317,7 +329,12 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
 #endif
 	if (T->nbuf == MAX_BUF)
 		commit(tid, 0);
-	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid) };
+	/* held back (a choice: what reorders this store after the thread's
+	 * later ones), or visible before the next step */
+	bool delayed = eng_choose(DELAY_CHOICES) == DELAY_CHOICES - 1;
+
+	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid),
+					       .observed = observed, .delayed = delayed };
 	stats.buffered++;
 	T->dep = 0;
 	return true;

@@ -21,10 +21,13 @@
  *
  * Stores go to the thread's store buffer and become visible (get a
  * timestamp) later, in any order across locations and in program order
- * per location: before any step of the run (a choice per thread), at a
- * barrier that orders stores (DMB ST, DMB, DSB), before a release store, an
+ * per location. Each store is, by a choice, either visible before the next
+ * step of the run, or held back: then it becomes visible only at a barrier
+ * that orders stores (DMB ST, DMB, DSB), before a release store, an
  * unlock, a grace period, an atomic read-modify-write of the same
- * location, and at the end of the run. The thread's own loads read its buffered stores
+ * location, or at the end of the run (those drains take the stores in an
+ * order the choices give). Held-back stores are what lets later stores of
+ * a thread become visible first. The thread's own loads read its buffered stores
  * first (forwarding). Atomic read-modify-writes read the latest write and
  * are visible at once.
  *
@@ -72,16 +75,19 @@ void mem_reset(void);
 
 /* The accesses of thread tid (arm model). */
 uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o);
-/* True if the store was buffered; false if it is visible already. */
-bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o);
+/* True if the store was buffered; false if it is visible already.
+ * observed: the engine's commit hooks observe it when it becomes visible
+ * (the access layer's stores); false for the harness's own stores (a
+ * table page cleared, a table pointer set). */
+bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool observed);
 /* An atomic read-modify-write: kind ACC_CMPXCHG (a = old, b = new),
  * ACC_XCHG (a = value), ACC_OR, ACC_ANDNOT (a = mask). Returns the value
  * read. */
 uint64_t mem_rmw(unsigned tid, uint64_t *p, enum acc_kind kind, uint64_t a, uint64_t b);
 void mem_fence(unsigned tid, enum mem_fence f);
 
-/* Before each step of a run: maybe one buffered store of each thread
- * becomes visible (a choice per thread with stores buffered). */
+/* Before each step of a run: every buffered store not held back becomes
+ * visible. */
 void mem_propagate(unsigned nthreads);
 /* Make every buffered store of tid visible (order: choices). */
 void mem_drain(unsigned tid);
@@ -115,9 +121,9 @@ void mem_explicit_ctrl(unsigned tid);
 
 /* How the engine observes a store of thread tid becoming visible (the
  * history and the trace): before returns a token, after gets it back. */
-void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p),
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p, bool observed),
 			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after));
+					uint64_t after, bool observed));
 
 /* Who wrote the value the thread's last load returned (for reads-from
  * coverage): thread, instruction and a sequence number; 0 for an initial

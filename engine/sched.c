@@ -406,7 +406,20 @@ void eng_rcu_assign(void **pp, void *v)
 	eng_point(EK_RCU_ASSIGN);
 	old = *pp;
 	if (eng_arm)
-		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_RELEASE);
+		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_RELEASE, false);
+	else
+		*(void *volatile *)pp = v;
+	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
+}
+
+void eng_rcu_set_relaxed(void **pp, void *v)
+{
+	void *old;
+
+	eng_point(EK_RCU_ASSIGN);
+	old = *pp;
+	if (eng_arm)
+		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_PLAIN, false);
 	else
 		*(void *volatile *)pp = v;
 	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
@@ -414,6 +427,12 @@ void eng_rcu_assign(void **pp, void *v)
 
 void eng_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
+	/* Under arm: what the caller wrote before call_rcu is visible before
+	 * the grace period that runs the callback begins (RCU orders it, as
+	 * for synchronize_rcu): a reader the grace period does not wait for
+	 * sees it. */
+	if (eng_arm)
+		mem_fence((unsigned)eng.cur, MF_FULL);
 	head->func = func;
 	head->next = NULL;
 	head->seq = ++eng.cb_seq;
