@@ -18,11 +18,6 @@
  * the file has no function for stay the project's.
  */
 
-/* Adapters flush like the project's own wrappers: not the file's calls,
- * so not in its log. */
-#undef __flush_tlb_range
-#undef __flush_tlb_range_nosync
-
 #ifdef KT_HAS___contpte_try_fold
 void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 {
@@ -139,7 +134,9 @@ bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long ad
 			young |= kt_file_contpte_ptep_clear_flush_young(vma, addr, ptep);
 		} else if (__ptep_test_and_clear_young(vma, addr, ptep)) {
 			young = true;
-			__flush_tlb_range(vma, addr, addr + PAGE_SIZE, PAGE_SIZE, true, 3);
+			/* the harness's flush, as the project's wrappers flush: not
+			 * the file's call, so not in its flush log */
+			kc_tlb_flush(vma->vm_mm, addr, addr + PAGE_SIZE);
 		}
 	}
 	return young;

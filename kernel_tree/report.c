@@ -14,9 +14,6 @@
 #include "core/variant.h"
 #include "kernel_tree/report.h"
 
-struct mm_struct init_mm;
-struct page kt_mem_map[KT_MEM_MAP_PAGES];
-
 static const struct {
 	const char *name, *serves, *how;
 } fns[KT_FN_COUNT] = {

@@ -5,8 +5,9 @@
  * for with their arguments, and how often it asked for BBML2_NOABORT.
  * kernel_tree/report.c keeps the records and prints them.
  *
- * Included into the kernel file's translation unit, so nothing here pulls
- * in libc headers beyond what core/kcompat.h already has.
+ * The harness side: no kernel types here (the shim's kernel_tree/shim/
+ * hooks.h calls these from the kernel file's translation unit, so nothing
+ * here pulls in libc headers beyond what core/kcompat.h already has).
  */
 #ifndef KERNEL_TREE_REPORT_H
 #define KERNEL_TREE_REPORT_H
@@ -60,17 +61,6 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 
 /* system_supports_bbml2_noabort() for the file: --bbml2, and counted. */
 bool kt_bbml2_noabort(void);
-
-/* linux/mm.h for the shim: init_mm, and page structs located by pfn. */
-struct page {
-	unsigned long kt_unused;
-};
-struct folio {
-	struct page page;
-};
-extern struct mm_struct init_mm;
-#define KT_MEM_MAP_PAGES (1UL << 16)
-extern struct page kt_mem_map[KT_MEM_MAP_PAGES];
 
 /* What the probe found in the file (defined by kernel_tree/glue.h). */
 struct kt_tree_info {
