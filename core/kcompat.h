@@ -1,13 +1,16 @@
 /*
  * core/kcompat.h - the kernel-compatibility header.
  *
- * Force-included (-include) into every kernel-dialect file: the project's
- * own core/kernel/ sources, a user's plug-in file (tools/hammer --reader-file),
- * later a kernel tree's contpte.c. Such files have no #include lines; they
- * get the kernel's types and helpers from here, and every access to an
- * entry goes through the access layer (core/access.h), so the same file
+ * What every kernel-dialect file is built on: the project's own
+ * core/kernel/ sources (core/variant_tu.c includes it first), and through
+ * the kernel-tree shim (kernel_tree/shim/kt_shim.h) a kernel tree's
+ * contpte.c and a user's plug-in file (tools/hammer --reader-file). Such
+ * files get the kernel's types and helpers from here, and every access to
+ * an entry goes through the access layer (core/access.h), so the same file
  * runs on real atomics, on AArch64 assembly or under the deterministic
- * scheduler without change.
+ * scheduler without change. A build that needs other behaviour for a name
+ * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT) before
+ * including this header; no name is defined twice.
  *
  * Build-time knobs:
  *   KC_GRANULE_KB      4, 16 or 64 (default 4)

@@ -68,12 +68,20 @@ void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pt
 }
 #endif
 
-#ifdef KT_HAS_contpte_get_and_clear_full_ptes
+#if defined(KT_HAS_contpte_get_and_clear_full_ptes)
 pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 				      unsigned int nr, int full)
 {
 	kt_count(KT_FN_contpte_get_and_clear_full_ptes);
 	return kt_file_contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+#elif defined(KT_HAS_contpte_clear_ptes)
+/* The first posting of batched clearing: the same call, another name. */
+pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				      unsigned int nr, int full)
+{
+	kt_count(KT_FN_contpte_clear_ptes);
+	return kt_file_contpte_clear_ptes(mm, addr, ptep, nr, full);
 }
 #endif
 
@@ -226,3 +234,14 @@ const struct kt_tree_info kt_tree_info = {
 	.defined = KT_DEFINED,
 	.shim_provided = KT_SHIM_PROVIDED,
 };
+
+/* The subject's describe hook (core/variant_export.h declares the project's
+ * weak default): a kernel tree's build describes itself with the report of
+ * kernel_tree/report.c. Here, not in report.c, because plug-in files link
+ * report.c too (for the shim's hooks) and describe themselves as plug-ins. */
+int kc_subject_describe(const struct variant *v, const char *prog);
+int kc_subject_describe(const struct variant *v, const char *prog)
+{
+	(void)prog;
+	return kt_report_describe(v);
+}

@@ -2,8 +2,8 @@
  * core/kernel/pgtable_helpers.h - the inline helpers of arm64's
  * asm/pgtable.h that are built on the per-entry primitives (which
  * core/kernel/pgtable.c defines): the batched __*_ptes the contpte code
- * calls on a range once it has dealt with the blocks at its ends. Kernel
- * dialect, on core/kcompat.h.
+ * calls on a range once it has dealt with the blocks at its ends, and
+ * __pte_clear. Kernel dialect, on core/kcompat.h.
  *
  * One definition for both users: the project's core/kernel/contpte.c (its
  * translation unit, core/variant_tu.c, includes this after kcompat.h) and a
@@ -16,6 +16,15 @@
 #define CORE_KERNEL_PGTABLE_HELPERS_H
 
 #include "core/kcompat.h"
+
+/* A plain store of 0: for an entry no agent updates any more, or one whose
+ * access and dirty state the caller does not need (then it flushes). */
+static inline void __pte_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	(void)mm;
+	(void)addr;
+	__set_pte(ptep, __pte(0));
+}
 
 static inline void __clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				     pte_t *ptep, unsigned int nr, int full)

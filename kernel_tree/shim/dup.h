@@ -8,7 +8,9 @@
  * Knobs, set by the generated translation unit (kernel_tree/probe.sh):
  *   KT_SHIM_PROVIDE_<name>  the file uses <name> without defining it: older
  *                           trees took it from a header, so the shim
- *                           defines it (contpte_align_down, mm_is_user)
+ *                           defines it (contpte_align_down, mm_is_user,
+ *                           __clear_ptes, __ptep_set_wrprotects,
+ *                           __mkold_clean_ptes)
  */
 #ifndef KERNEL_TREE_SHIM_DUP_H
 #define KERNEL_TREE_SHIM_DUP_H
@@ -39,6 +41,67 @@ static inline bool mm_is_user(struct mm_struct *mm)
 {
 	return mm != &init_mm && !mm_is_efi(mm);
 }
+#endif
+
+/* ---- asm/pgtable.h helpers of older generations ------------------------ */
+/*
+ * Trees from before the batched helpers of core/kernel/pgtable_helpers.h
+ * called the helpers of their time. Those are frozen (the kernel will not
+ * change them again) and each is defined here on today's equivalent, only
+ * for a file that calls it:
+ *
+ *   __clear_ptes(mm, addr, ptep, nr, full)  the contpte series as first
+ *       posted with batched clearing: get-and-clear nr entries, returning
+ *       the first with the access and dirty state of all. Today
+ *       __get_and_clear_full_ptes.
+ *   __ptep_set_wrprotects(mm, addr, ptep, nr[, full])  the contpte series
+ *       before its merge: write-protect nr entries, each by compare-and-swap
+ *       (the later postings added 'full', which changes nothing for a
+ *       block). Today __wrprotect_ptes.
+ *   __mkold_clean_ptes(mm or vma, addr, ptep, nr)  the MADV_FREE batching
+ *       posted on v6.9: clear access and dirty of nr entries, each by
+ *       compare-and-swap. Today __clear_young_dirty_ptes with both flags.
+ *
+ * The argument count picks the form (KT_ARG6); any other count, or an
+ * argument of the wrong type, is a compile error naming the form tried.
+ */
+#define KT_ARG6(a1, a2, a3, a4, a5, a6, ...) a6
+
+#ifdef KT_SHIM_PROVIDE___clear_ptes
+static inline pte_t __clear_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				 unsigned int nr, int full)
+{
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+#endif
+
+#ifdef KT_SHIM_PROVIDE___ptep_set_wrprotects
+static inline void kt_ptep_set_wrprotects_nr(struct mm_struct *mm, unsigned long addr,
+					     pte_t *ptep, unsigned int nr)
+{
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}
+static inline void kt_ptep_set_wrprotects_nr_full(struct mm_struct *mm, unsigned long addr,
+						  pte_t *ptep, unsigned int nr, int full)
+{
+	(void)full;
+	__wrprotect_ptes(mm, addr, ptep, nr);
+}
+#define __ptep_set_wrprotects(...)                                             \
+	KT_ARG6(__VA_ARGS__, kt_ptep_set_wrprotects_nr_full, kt_ptep_set_wrprotects_nr, \
+		kt_ptep_set_wrprotects_takes_4_or_5_arguments)(__VA_ARGS__)
+#endif
+
+#ifdef KT_SHIM_PROVIDE___mkold_clean_ptes
+static inline void kt_mkold_clean_ptes(struct mm_struct *mm, unsigned long addr,
+				       pte_t *ptep, unsigned int nr)
+{
+	struct vm_area_struct vma = TLB_FLUSH_VMA(mm, 0);
+
+	__clear_young_dirty_ptes(&vma, addr, ptep, nr, CYDP_CLEAR_YOUNG | CYDP_CLEAR_DIRTY);
+}
+#define __mkold_clean_ptes(mm_or_vma, addr, ptep, nr)                          \
+	kt_mkold_clean_ptes(KC_MM_OF(mm_or_vma), (addr), (ptep), (nr))
 #endif
 
 #endif
