@@ -76,7 +76,7 @@ subject_check() {
   if [[ -n "$subject_file" ]]; then
     [[ -f "$subject_file" && -r "$subject_file" ]] || die "cannot read reader file '$subject_file'"
     if grep -qE '^[[:space:]]*#[[:space:]]*include' "$subject_file"; then
-      die "$subject_file has #include lines; kernel-dialect plug-in files get everything from core/kcompat.h"
+      die "$subject_file has #include lines; kernel-dialect plug-in files get everything from the kernel-tree shim (kernel_tree/shim/kt_shim.h)"
     fi
     subject_what=$subject_file
   elif [[ -n "$subject_tree" ]]; then
@@ -138,7 +138,7 @@ BUILD
     if [[ -n "$subject_tree" ]]; then
       die "$subject_label does not build on the kernel-tree shim (compiler output above)"
     fi
-    die "$subject_file does not build against core/kcompat.h (compiler output above)"
+    die "$subject_file does not build on the kernel-tree shim (compiler output above)"
   fi
   subject_bin="$(bazel_bin "${config[@]}")/$pkg/bin"
 }
