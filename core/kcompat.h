@@ -186,11 +186,21 @@ static inline int pte_same(pte_t a, pte_t b) { return pm_same(pte_val(a), pte_va
 
 /* const: the newest kernels' contpte_ptep_get* take const pte_t * */
 static inline pte_t __ptep_get(const pte_t *ptep) { return __pte(READ_ONCE(pte_val(*ptep))); }
+/* As arm64 does: a barrier after the store only for a valid kernel
+ * (non-user) entry, which the kernel itself may use at once; user entries
+ * get none (their walkers cope: a fault retries), so stores to them may
+ * become visible out of order. */
+static inline bool pte_valid_not_user(pte_t p)
+{
+	return (pte_val(p) & (PTE_VALID | PTE_USER)) == PTE_VALID;
+}
 static inline void __set_pte(pte_t *ptep, pte_t pte)
 {
 	WRITE_ONCE(pte_val(*ptep), pte_val(pte));
-	if (pte_valid(pte))
+	if (pte_valid_not_user(pte)) {
 		dsb(ishst);
+		isb();
+	}
 }
 
 /* ---- TLB maintenance (asm/tlbflush.h) and BBML2 (asm/cpufeature.h) ---- */
