@@ -168,6 +168,7 @@ static inline uint64_t acc_load_acquire(const uint64_t *p) { return accb_load_ac
 static inline uint64_t acc_load_acquire_pc(const uint64_t *p) { return accb_load_acquire(p, true); }
 static inline void acc_store_release(uint64_t *p, uint64_t v)
 {
+	accb_release_point();    /* everything before it visible first */
 	(void)ACC_MUTATE(p, ACC_STORE, (accb_store_release(p, v), v), v, true);
 }
 #else

@@ -56,6 +56,7 @@ void eng_arm_writes_visible(void)
 	eng_point(EK_LOCK);
 	mem_drain((unsigned)eng.cur);
 }
+void eng_arm_drain_loc(uint64_t *p) { mem_drain_loc((unsigned)eng.cur, p); }
 void eng_arm_observe_all(void) { mem_catch_up((unsigned)eng.cur); }
 /* The harness's own write (clearing or poisoning a table page): a store of
  * the thread doing it, never observed by the history; outside threads,

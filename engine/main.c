@@ -53,8 +53,9 @@ static int usage(void)
 		"                  [--memory=arm|sc]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
-		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
-		prog, prog, prog, prog);
+		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
+		"       %s bench [--seconds=S] [--variant=V]   (runs/s under sc and arm)\n",
+		prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -402,6 +403,81 @@ static int cmd_explore(int argc, char **argv)
 	return 1;
 }
 
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* engine bench [--seconds=S] [--variant=V]: the same random programs with
+ * the same PCT schedules, run alternately under the sc and the arm memory
+ * model, at every granule; runs per CPU second of each and their ratio
+ * (CPU time: the figure holds on a loaded machine; figures, not a test). */
+static int cmd_bench(int argc, char **argv)
+{
+	const char *variant = "baseline";
+	double seconds = 3;
+	char err[512];
+
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		char *end;
+
+		if ((v = opt(argv[i], "--variant")))
+			variant = v;
+		else if ((v = opt(argv[i], "--seconds"))) {
+			seconds = strtod(v, &end);
+			if (*end || seconds <= 0)
+				return fprintf(stderr, "%s: --seconds must be a positive number\n", prog), 2;
+		} else
+			return fprintf(stderr, "%s bench: unknown argument %s\n", prog, argv[i]), usage();
+	}
+	printf("%-8s %-12s %12s %12s %8s   (runs per CPU second; same programs and PCT schedules, %.1f s per granule)\n",
+	       "granule", "variant", "sc runs/s", "arm runs/s", "arm/sc", seconds);
+	for (unsigned gi = 0; gi < GRANULE_COUNT; gi++) {
+		const struct granule *g = &granules[gi];
+		const struct variant *v = run_find_variant(variant, g->kb, err, sizeof(err));
+		static struct script s;
+		struct run_result r;
+		double t[MEM_MODEL_COUNT] = { 0 }, end = now_s() + seconds;
+		uint64_t rng = 1, n = 0;
+
+		if (!v)
+			return fprintf(stderr, "%s: %s\n", prog, err), 2;
+		while (now_s() < end) {
+			struct run_opts o = { .variant = v, .policy = { .kind = ES_PCT, .depth = 3,
+									 .est_steps = 400 } };
+
+			gen_script(&s, g->kb, v->name, &rng);
+			o.policy.seed = rng_next(&rng);
+			for (int k = 0; k < MEM_MODEL_COUNT; k++) {
+				int mm = (int)(n + k) % MEM_MODEL_COUNT;   /* alternate who goes first */
+				double t0 = cpu_s();
+
+				s.memory = (uint8_t)mm;
+				run_script(&s, &o, &r);
+				t[mm] += cpu_s() - t0;
+				if (r.status == RS_ERROR)
+					return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+			}
+			n++;
+		}
+		printf("%-8s %-12s %12.0f %12.0f %8.2f\n", g->name, v->name, n / t[MEM_SC],
+		       n / t[MEM_ARM], t[MEM_SC] / t[MEM_ARM]);
+	}
+	return 0;
+}
+
 static int cmd_asm(int argc, char **argv, bool to_binary)
 {
 	static struct script s;
@@ -538,6 +614,8 @@ int main(int argc, char **argv)
 		return cmd_shrink(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "hash"))
 		return cmd_hash(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "bench"))
+		return cmd_bench(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "list")) {
 		for (unsigned i = 0; i < variant_count(); i++)
 			printf("%s %s\n", variant_at(i)->name, variant_at(i)->granule->name);

@@ -21,12 +21,14 @@ enum mem_model mem_model_by_name(const char *name)
 #define MAX_LOCS 8192             /* locations touched in one run */
 #define HASH_SLOTS (2 * MAX_LOCS)
 #define MAX_MSGS (1u << 21)       /* writes in one run (the step limit is far below) */
-#define MAX_BUF 512               /* stores a thread may have buffered */
+#define MAX_BUF 4096              /* stores a thread may have buffered */
+#define DRAIN_WINDOW 8            /* a drain picks among the first eligible stores */
 #define MAX_CANDIDATES 64         /* newest messages a load may choose among */
 #define NONE 0xffffffffu
-/* A store is held back when its choice among these is the last: one in
- * six under the engine's default choice stream (eng_choose). */
-#define DELAY_CHOICES 4
+/* Hold-back levels 0-3: at level k a store is held back when its choice
+ * among HOLD_LEVELS is one of the top k (eng_choose's stream takes 0 half
+ * the time: level 0 never, level 3 half the time). */
+#define HOLD_LEVELS 4
 
 struct msg {
 	uint64_t val;
@@ -40,6 +42,8 @@ struct loc {
 	uint32_t hslot;                    /* its slot in hash[] */
 	uint32_t last;                     /* newest message */
 	uint32_t coh[ENG_MAX_THREADS];     /* per thread: newest observed (a view) */
+	uint16_t nbuf[ENG_MAX_THREADS];    /* per thread: stores to it buffered */
+	uint32_t mark;                     /* scans: seen in scan number mark */
 };
 
 struct buffered {
@@ -59,8 +63,12 @@ struct thread_views {
 				    * any load may feed a branch */
 	uint32_t dep;              /* address dependency of the next access */
 	uint32_t last_view, last_source;
+	int hold_level;            /* -1 not chosen yet; else 0-3: how often stores are held back */
+	/* the buffer: entries [first, end) of buf, in program order; gone ones
+	 * (already visible) are skipped; nbuf live ones */
 	struct buffered buf[MAX_BUF];
-	unsigned nbuf;
+	bool gone[MAX_BUF];
+	unsigned first, end, nbuf, nprompt;
 };
 
 static struct msg *msgs;
@@ -89,7 +97,8 @@ void mem_reset(void)
 		T->vr_old = T->vw_old = T->vr_new = T->vw_new = T->v_rel = T->v_cap = 0;
 		T->dep = T->last_view = T->last_source = 0;
 		T->explicit_ctrl = false;
-		T->nbuf = 0;
+		T->hold_level = -1;
+		T->first = T->end = T->nbuf = T->nprompt = 0;
 	}
 	memset(lock_view, 0, sizeof(lock_view));
 	gp_view = 0;
@@ -130,6 +139,8 @@ static uint32_t loc_of(const uint64_t *p, bool create)
 	locs[l].hslot = (uint32_t)h;
 	locs[l].last = NONE;
 	memset(locs[l].coh, 0, sizeof(locs[l].coh));
+	memset(locs[l].nbuf, 0, sizeof(locs[l].nbuf));
+	locs[l].mark = 0;
 	hash[h] = l + 1;
 	append(l, *(const volatile uint64_t *)p, 0);
 	return l;
@@ -155,10 +166,16 @@ static void commit(unsigned tid, unsigned i)
 	uint64_t tok = commit_before ? commit_before(tid, b.p, b.observed) : 0, before = *b.p;
 	uint32_t t;
 
-	if (i)
+	if (i != T->first)
 		stats.reordered_commits++;
-	memmove(&T->buf[i], &T->buf[i + 1], (T->nbuf - i - 1) * sizeof(T->buf[0]));
+	T->gone[i] = true;
 	T->nbuf--;
+	T->nprompt -= !b.delayed;
+	locs[b.loc].nbuf[tid]--;
+	while (T->first < T->end && T->gone[T->first])
+		T->first++;
+	if (!T->nbuf)
+		T->first = T->end = 0;
 	t = append(b.loc, b.v, b.source);
 	locs[b.loc].coh[tid] = t;
 	T->vw_old = vmax(T->vw_old, t);
@@ -166,50 +183,53 @@ static void commit(unsigned tid, unsigned i)
 		commit_after(tid, tok, b.p, before, b.v, b.observed);
 }
 
-/* Buffered stores that may become visible next: the oldest of each
- * location (a location's stores stay in program order). */
-static unsigned eligible(unsigned tid, unsigned *idx)
+static uint32_t scan_mark;
+
+/* The first (up to max) buffered stores that may become visible next: the
+ * oldest of each location (a location's stores stay in program order). */
+static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
 {
 	struct thread_views *T = &th[tid];
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < T->nbuf; i++) {
-		bool first = true;
+	scan_mark++;
+	for (unsigned i = T->first; i < T->end && n < max; i++) {
+		struct loc *L = &locs[T->buf[i].loc];
 
-		for (unsigned k = 0; k < i && first; k++)
-			first = T->buf[k].loc != T->buf[i].loc;
-		if (first)
-			idx[n++] = i;
+		if (T->gone[i] || L->mark == scan_mark)
+			continue;
+		L->mark = scan_mark;
+		idx[n++] = i;
 	}
 	return n;
 }
 
 void mem_propagate(unsigned nthreads)
 {
-	unsigned idx[MAX_BUF], n;
-
 	for (unsigned tid = 0; tid < nthreads; tid++) {
-		bool again = th[tid].nbuf != 0;
+		struct thread_views *T = &th[tid];
 
-		/* every store not held back becomes visible, oldest first
-		 * (behind a held-back store of its location it waits too) */
-		while (again) {
-			again = false;
-			n = eligible(tid, idx);
-			for (unsigned k = 0; k < n; k++) {
-				if (!th[tid].buf[idx[k]].delayed) {
-					commit(tid, idx[k]);
-					again = true;
-					break;
-				}
-			}
+		if (!T->nprompt)
+			continue;
+		/* every store not held back becomes visible, oldest first;
+		 * behind a held-back store of its location it waits too */
+		scan_mark++;
+		for (unsigned i = T->first; i < T->end && T->nprompt; i++) {
+			struct loc *L = &locs[T->buf[i].loc];
+
+			if (T->gone[i] || L->mark == scan_mark)
+				continue;
+			if (T->buf[i].delayed)
+				L->mark = scan_mark;     /* blocks its location */
+			else
+				commit(tid, i);
 		}
 	}
 }
 
 void mem_drain_all(unsigned nthreads)
 {
-	unsigned idx[MAX_BUF], who[ENG_MAX_THREADS], n;
+	unsigned idx[DRAIN_WINDOW], who[ENG_MAX_THREADS], n;
 
 	for (;;) {
 		n = 0;
@@ -218,36 +238,39 @@ void mem_drain_all(unsigned nthreads)
 				who[n++] = tid;
 		if (!n)
 			return;
-		/* whose store, and which of them, becomes visible next */
+		/* whose store, and which of its first eligible ones, next */
 		unsigned tid = who[eng_choose(n)];
 
-		commit(tid, idx[eng_choose(eligible(tid, idx))]);
+		commit(tid, idx[eng_choose(eligible(tid, idx, DRAIN_WINDOW))]);
 	}
 }
 
 void mem_drain(unsigned tid)
 {
-	unsigned idx[MAX_BUF];
+	unsigned idx[DRAIN_WINDOW];
 
-	while (th[tid].nbuf) {
-		unsigned n = eligible(tid, idx);
-
-		commit(tid, idx[eng_choose(n)]);
-	}
+	while (th[tid].nbuf)
+		commit(tid, idx[eng_choose(eligible(tid, idx, DRAIN_WINDOW))]);
 }
 
 static void drain_loc(unsigned tid, uint32_t l)
 {
 	struct thread_views *T = &th[tid];
 
-	for (unsigned i = 0; i < T->nbuf;)
-		if (T->buf[i].loc == l)
+	for (unsigned i = T->first; i < T->end && locs[l].nbuf[tid]; i++)
+		if (!T->gone[i] && T->buf[i].loc == l)
 			commit(tid, i);
-		else
-			i++;
 }
 
 unsigned mem_buffered(unsigned tid) { return th[tid].nbuf; }
+
+void mem_drain_loc(unsigned tid, const uint64_t *p)
+{
+	uint32_t l = loc_of(p, false);
+
+	if (l != NONE)
+		drain_loc(tid, l);
+}
 
 /* ---- accesses --------------------------------------------------------------- */
 static void after_read(struct thread_views *T, unsigned tid, uint32_t l, uint32_t vpost,
@@ -279,8 +302,8 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 	if (o == MO_ACQUIRE)
 		vpre = vmax(vpre, T->v_rel);
 	/* the thread's own newest buffered store to l (forwarding) */
-	for (unsigned i = T->nbuf; i-- > 0;) {
-		if (T->buf[i].loc == l) {
+	for (unsigned i = T->end; locs[l].nbuf[tid] && i-- > T->first;) {
+		if (!T->gone[i] && T->buf[i].loc == l) {
 			after_read(T, tid, l, vpre, o);
 			T->last_source = T->buf[i].source;
 			return T->buf[i].v;
@@ -327,14 +350,24 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool obs
 		return false;
 	}
 #endif
-	if (T->nbuf == MAX_BUF)
-		commit(tid, 0);
-	/* held back (a choice: what reorders this store after the thread's
-	 * later ones), or visible before the next step */
-	bool delayed = eng_choose(DELAY_CHOICES) == DELAY_CHOICES - 1;
+	if (T->end == MAX_BUF) {
+		/* full: what is buffered becomes visible (a drain) */
+		mem_drain(tid);
+	}
+	/* held back (what reorders this store after the thread's later ones)
+	 * or visible before the next step: a choice, made with a rate the
+	 * thread chose at its first store (like PCT's priorities, some runs
+	 * hold many stores back, most few or none) */
+	if (T->hold_level < 0)
+		T->hold_level = (int)eng_choose(HOLD_LEVELS);
+	bool delayed = (int)eng_choose(HOLD_LEVELS) >= HOLD_LEVELS - T->hold_level;
 
-	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid),
-					       .observed = observed, .delayed = delayed };
+	T->gone[T->end] = false;
+	T->buf[T->end++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid),
+					      .observed = observed, .delayed = delayed };
+	T->nbuf++;
+	T->nprompt += !delayed;
+	locs[l].nbuf[tid]++;
 	stats.buffered++;
 	T->dep = 0;
 	return true;

@@ -91,6 +91,8 @@ void mem_fence(unsigned tid, enum mem_fence f);
 void mem_propagate(unsigned nthreads);
 /* Make every buffered store of tid visible (order: choices). */
 void mem_drain(unsigned tid);
+/* ... of tid's to p (before an atomic on p) */
+void mem_drain_loc(unsigned tid, const uint64_t *p);
 /* ... of every thread (the end of a run), interleaved by choices. */
 void mem_drain_all(unsigned nthreads);
 /* Stores buffered by tid. */
