@@ -59,9 +59,29 @@ struct acc_thread {
 	const struct acc_observer *observer;
 	void *observer_data;
 	void (*on_limit)(struct acc_thread *t);
+	/* The write window (core/ops.c sets it around a writer op): a
+	 * mutation of an address outside [wlo, wlo + wlen) calls on_wild
+	 * instead of happening, which must not return (it ends the op). wlen
+	 * 0: no window (readers, hardware agents). */
+	uintptr_t wlo, wlen;
+	void (*on_wild)(struct acc_thread *t, uint64_t *p, enum acc_kind k);
+	void *wild_data;
+	/* Where a SIGSEGV/SIGBUS in subject code jumps (core/oob.c): the
+	 * reader's or the op's recovery point, or NULL (the default action). */
+	void *recover;           /* sigjmp_buf * */
+	void *fault_addr;        /* what the fault hit */
 };
 
 extern __thread struct acc_thread acc_self __attribute__((tls_model("initial-exec")));
+
+/* The write-window check of every mutation (wlen 0: none). */
+static inline void acc_check_window(uint64_t *p, enum acc_kind kind)
+{
+	struct acc_thread *t = &acc_self;
+
+	if (__builtin_expect(t->wlen != 0, 0) && (uintptr_t)p - t->wlo >= t->wlen)
+		t->on_wild(t, p, kind);
+}
 
 #ifdef ACCESS_BARE
 /* Benchmark builds: the same algorithms with no instruments at all, the
@@ -95,6 +115,7 @@ static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind) { (void)p;
 	({                                                                     \
 		struct acc_thread *__t = &acc_self;                            \
 		uint64_t __r;                                                  \
+		acc_check_window((p), (kind));                                 \
 		accb_mutate_point((p), (kind));                       \
 		if (__t->observer) {                                           \
 			uint64_t __tok = __t->observer->begin(__t, (p), (kind)); \
@@ -109,6 +130,7 @@ static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind) { (void)p;
 
 static inline void acc_store(uint64_t *p, uint64_t v)
 {
+	acc_check_window(p, ACC_STORE);
 #ifdef ACCB_HAS_STORE_BUFFER
 	/* A backend with store buffers (the engine's ARMv8 model) may hold
 	 * the store: it is then observed when it becomes visible. */
@@ -168,6 +190,7 @@ static inline uint64_t acc_load_acquire(const uint64_t *p) { return accb_load_ac
 static inline uint64_t acc_load_acquire_pc(const uint64_t *p) { return accb_load_acquire(p, true); }
 static inline void acc_store_release(uint64_t *p, uint64_t v)
 {
+	acc_check_window(p, ACC_STORE);
 	accb_release_point();    /* everything before it visible first */
 	(void)ACC_MUTATE(p, ACC_STORE, (accb_store_release(p, v), v), v, true);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/oob.h"
 #include "core/rcu_tsan.h"
 
 #ifdef CORE_TSAN
@@ -131,10 +132,12 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	       unsigned bpt, char *err, size_t errlen)
 {
 	const struct granule *g = v->granule;
-	size_t off_slots, off_entries, stride, off_hist, size;
+	size_t off_slots, off_entries, stride, off_hist, size, guard;
+	void *area;
 
 	memset(m, 0, sizeof(*m));
 	m->memfd = -1;
+	oob_install();
 	m->g = g;
 	m->v = v;
 	m->cont = g->cont_ptes;
@@ -150,7 +153,13 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	off_slots = align_up(sizeof(struct seg_header), 64);
 	off_entries = align_up(off_slots + m->nslots * sizeof(struct slot_hdr), 4096);
 	stride = align_up(m->ept * sizeof(uint64_t), 4096);
-	off_hist = align_up(off_entries + m->nslots * stride, 64);
+	/* A guard page (no access) between the last table page and the
+	 * history, and another after the segment: a subject's access that runs
+	 * off the tables faults there (core/oob.c makes it a report) instead
+	 * of reading or corrupting the history. Table pages keep their
+	 * offsets: recorded trace hashes (engine/) include them. */
+	guard = align_up(off_entries + m->nslots * stride, 4096);
+	off_hist = guard + 4096;
 	size = align_up(off_hist + (size_t)ntables * bpt * sizeof(struct block_hist), 4096);
 
 	m->memfd = memfd_create("contpte-harness", MFD_CLOEXEC);
@@ -159,14 +168,20 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 		hmm_destroy(m);
 		return -1;
 	}
-	m->seg = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, m->memfd, 0);
-	if (m->seg == MAP_FAILED) {
-		m->seg = NULL;
+	/* the segment, then one page nobody may touch */
+	area = mmap(NULL, size + 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	m->seg = area == MAP_FAILED ? MAP_FAILED
+				    : mmap(area, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, m->memfd, 0);
+	if (m->seg == MAP_FAILED || mprotect((char *)m->seg + guard, 4096, PROT_NONE)) {
 		snprintf(err, errlen, "mmap of shared segment: %s", strerror(errno));
+		if (area != MAP_FAILED)
+			munmap(area, size + 4096);
+		m->seg = NULL;
 		hmm_destroy(m);
 		return -1;
 	}
 	m->seg_size = size;
+	m->guard_off = guard;
 	m->hdr = m->seg;
 	memcpy(m->hdr->magic, SEG_MAGIC, sizeof(SEG_MAGIC));
 	m->hdr->version = SEG_VERSION;
@@ -265,7 +280,7 @@ void hmm_destroy(struct harness_mm *m)
 		pthread_mutex_unlock(&m->free_lock);
 	}
 	if (m->seg)
-		munmap(m->seg, m->seg_size);
+		munmap(m->seg, m->seg_size + 4096);
 	if (m->memfd >= 0)
 		close(m->memfd);
 	if (m->ptl)
@@ -279,4 +294,39 @@ void hmm_destroy(struct harness_mm *m)
 	m->tables = NULL;
 	m->ptl = NULL;
 	m->free_fifo = NULL;
+}
+
+const char *hmm_where(const struct harness_mm *m, const void *p, char *buf, size_t len)
+{
+	const char *c = p, *seg = m->seg;
+	size_t entries_end = m->hdr->off_entries + (size_t)m->nslots * m->hdr->slot_stride;
+
+	if (!seg || c < seg || c >= seg + m->seg_size + 4096) {
+		snprintf(buf, len, "%p, outside the harness's segment", p);
+	} else if ((size_t)(c - seg) < m->hdr->off_entries) {
+		snprintf(buf, len, "segment offset %#zx, the segment's header before the tables",
+			 (size_t)(c - seg));
+	} else if ((size_t)(c - seg) < entries_end) {
+		size_t off = (size_t)(c - seg) - m->hdr->off_entries;
+		unsigned si = (unsigned)(off / m->hdr->slot_stride);
+		unsigned idx = (unsigned)(off % m->hdr->slot_stride / sizeof(uint64_t));
+		const struct slot_hdr *s = &m->slots[si];
+
+		if (idx < m->ept)
+			snprintf(buf, len, "table page %u (%s of table %u) entry %u: block %u entry %u",
+				 si, s->state == SLOT_LIVE ? "live" : s->state == SLOT_FREE ? "free" : "freed",
+				 s->ltable, idx, idx / m->cont, idx % m->cont);
+		else
+			snprintf(buf, len, "table page %u, word %u past its %u entries", si,
+				 idx - m->ept, m->ept);
+	} else if ((size_t)(c - seg) < m->guard_off + 4096) {
+		snprintf(buf, len, "the guard page after the table pages (segment offset %#zx)",
+			 (size_t)(c - seg));
+	} else if ((size_t)(c - seg) < m->seg_size) {
+		snprintf(buf, len, "segment offset %#zx, the oracle's history after the tables",
+			 (size_t)(c - seg));
+	} else {
+		snprintf(buf, len, "the guard page after the segment");
+	}
+	return buf;
 }

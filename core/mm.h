@@ -8,7 +8,9 @@
  *   struct seg_header                      magic, geometry, live counters
  *   struct slot_hdr[nslots]                state/generation of each table page
  *   uint64_t entries[nslots][ept]          the page tables (block aligned)
+ *   (a guard page: no access)
  *   struct block_hist[ntables * bpt]       history of each logical block
+ * and a guard page after the segment.
  * Logical table lt (a range of virtual addresses) is backed by one slot at
  * a time; retiring it moves its entries to a fresh slot and frees the old
  * one after an RCU grace period, poisoning it first.
@@ -104,6 +106,7 @@ struct harness_mm {
 	int memfd;
 	void *seg;
 	size_t seg_size;
+	size_t guard_off;               /* the guard page after the tables */
 	struct seg_header *hdr;
 	struct slot_hdr *slots;
 	struct block_hist *hist;
@@ -160,6 +163,9 @@ static inline uint64_t hmm_fresh_folio(struct harness_mm *m)
 {
 	return atomic_fetch_add(&m->next_folio, m->cont);
 }
+
+/* Where p points, in words, for reports of out-of-bounds accesses. */
+const char *hmm_where(const struct harness_mm *m, const void *p, char *buf, size_t len);
 
 /* Retire logical table lt (caller holds its PTL): move the entries to a
  * fresh slot, publish it, free the old one through the variant's

@@ -1,10 +1,13 @@
 /* core/ops.c - software writer operations (see core/ops.h). */
 #include "core/ops.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/access.h"
+#include "core/oob.h"
+#include "core/oracle/oracle.h"
 
 /* Entry pointers and values as the kernel-dialect entry points take them. */
 #define PTEP(p) ((pte_t *)(p))
@@ -175,6 +178,7 @@ static int run_map(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 		pte = pm_mkyoung(pte);
 	if (flags & OPF_DIRTY)
 		pte = pm_mkdirty(pte);
+	c->k->want = pte;
 	m->v->ep.ep_set_ptes(&m->mm, c->addr, PTEP(c->e + s), __pte_of(pte), n);
 	return 1;
 }
@@ -214,7 +218,8 @@ static bool pick_unmap(const uint64_t *e, unsigned cont, uint64_t *rng, struct o
 
 static int run_unmap(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
-	c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0);
+	c->k->ret = c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0).pte;
+	c->k->has_ret = true;
 	return 1;
 }
 
@@ -223,7 +228,8 @@ static int run_young(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
 	if (!pm_valid(acc_peek(&c->e[s])))
 		return 0;
-	c->m->v->ep.ep_ptep_test_and_clear_young(&c->m->vma, c->addr, PTEP(c->e + s));
+	c->k->ret = c->m->v->ep.ep_ptep_test_and_clear_young(&c->m->vma, c->addr, PTEP(c->e + s)) != 0;
+	c->k->has_ret = true;
 	return 1;
 }
 
@@ -231,7 +237,8 @@ static int run_flush_young(struct op_ctx *c, unsigned s, unsigned n, unsigned fl
 {
 	if (!run_is(c->e, s, n, 1))
 		return 0;
-	c->m->v->ep.ep_clear_flush_young_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n);
+	c->k->ret = c->m->v->ep.ep_clear_flush_young_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n) != 0;
+	c->k->has_ret = true;
 	return 1;
 }
 
@@ -280,11 +287,40 @@ static unsigned gen_access_flags_flags(uint64_t *rng)
 	return rng_below(rng, 4);
 }
 
+/* core-mm's fault path (handle_pte_fault) for a device that faulted on
+ * entry s, having read c->a->entry locklessly: under the PTL, if the entry
+ * (the arch's ptep_get, gathered for a block) is still what the device's
+ * path saw, ask for it young (and dirty for a write) with
+ * ptep_set_access_flags. */
+static int run_fixup(struct op_ctx *c, unsigned s, bool write)
+{
+	const struct harness_mm *m = c->m;
+	uint64_t orig = c->a->entry, pte;
+
+	if (!pm_valid(orig) || !pm_same(m->v->ptep_get(c->e + s), orig))
+		return 0;                       /* changed meanwhile: retry the access */
+	if (write && !pm_write(orig))
+		return 0;                       /* a real write fault (copy on write): not ours */
+	pte = orig;
+	if (write)
+		pte = pm_mkdirty(pte);
+	pte = pm_mkyoung(pte);
+	c->k->want = pte;
+	c->k->arg = write;
+	c->k->fixup = true;
+	c->k->ret = m->v->ep.ep_ptep_set_access_flags(&c->m->vma, c->addr, PTEP(c->e + s),
+						       __pte_of(pte), write) != 0;
+	c->k->has_ret = true;
+	return 1;
+}
+
 static int run_access_flags(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
 	uint64_t pte = acc_peek(&c->e[s]);
 	int dirty = 0;
 
+	if (flags & OPF_AF_FIXUP)
+		return run_fixup(c, s, (flags & OPF_AF_MASK) == OPF_AF_WRITE);
 	if (!pm_valid(pte))
 		return 0;
 	pte = pm_mknoncont(pm_mkyoung(pte));
@@ -305,7 +341,11 @@ static int run_access_flags(struct op_ctx *c, unsigned s, unsigned n, unsigned f
 	default:                    /* AF only */
 		break;
 	}
-	c->m->v->ep.ep_ptep_set_access_flags(&c->m->vma, c->addr, PTEP(c->e + s), __pte_of(pte), dirty);
+	c->k->want = pte;
+	c->k->arg = dirty;
+	c->k->ret = c->m->v->ep.ep_ptep_set_access_flags(&c->m->vma, c->addr, PTEP(c->e + s),
+							  __pte_of(pte), dirty) != 0;
+	c->k->has_ret = true;
 	return 1;
 }
 
@@ -330,6 +370,215 @@ static bool pick_valid_run(const uint64_t *e, unsigned cont, uint64_t *rng, stru
 
 static bool pick_nothing(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
 {
+	return true;
+}
+
+
+/* ---- postconditions (docs/contract.md, "What writers promise") -----------
+ * Each judges one op from struct op_check (core/oracle/oracle.h): its block
+ * before (E0) and after (E1), its history records, what it returned. Under
+ * the PTL only the op itself stores to the block, and hardware only sets
+ * AF and clears RDONLY on a DBM entry: a bit that E0 has and E1 lacks, or
+ * content that differs, is the op's doing. */
+static uint64_t content_nc(uint64_t v) { return pm_content(pm_mknoncont(v)); }
+
+static bool post_nothing_changed(const struct op_check *k, struct violation *out)
+{
+	return post_kept_outside(k, 0, 0, out);
+}
+
+static bool post_map(const struct op_check *k, struct violation *out)
+{
+	unsigned shift = k->m->g->page_shift;
+
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	for (unsigned j = k->s; j < k->s + k->n; j++) {
+		uint64_t v = op_e1(k, k->b, j);
+		uint64_t want = pm_pfn_pte(pm_pfn(k->want, shift) + j - k->s, pm_pgprot(k->want, shift), shift);
+
+		if (!pm_valid(v) || content_nc(v) != content_nc(want))
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u does not map what set_ptes was asked to map there", j);
+		if ((pm_young(want) && !pm_young(v)) || (pm_dirty(want) && !pm_dirty(v)))
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u was mapped %s but is not", j, pm_young(want) && !pm_young(v) ? "young" : "dirty");
+	}
+	return post_kept_outside(k, k->s, k->s + k->n, out);
+}
+
+/* fold and unfold: the mapping and the bits of every entry kept (CONT
+ * aside); the mixed-block invariant says the rest of "fold: all CONT with
+ * one mapping" (a fold that does not fold is slow, not wrong) */
+static bool post_fold(const struct op_check *k, struct violation *out)
+{
+	return post_nothing_changed(k, out);
+}
+
+static bool post_unfold(const struct op_check *k, struct violation *out)
+{
+	if (k->rc)
+		for (unsigned j = 0; j < k->m->cont; j++)
+			if (pm_cont(op_e1(k, k->b, j)))
+				return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+						 "entry %u is still CONT after the block was unfolded", j);
+	return post_nothing_changed(k, out);
+}
+
+static bool post_unmap(const struct op_check *k, struct violation *out)
+{
+	unsigned shift = k->m->g->page_shift;
+
+	for (unsigned j = k->s; j < k->s + k->n; j++)
+		if (op_e1(k, k->b, j))
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u of the unmapped range is not none after the unmap", j);
+	/* every entry the op cleared had at least the bits it had before the
+	 * op when it was cleared (only hardware ran, and it only adds) */
+	for (unsigned j = k->s; j < k->s + k->n; j++) {
+		uint64_t a = op_e0(k, k->b, j);
+
+		if (pm_valid(a) && ((pm_dirty(a) && !pm_dirty(k->ret)) || (pm_young(a) && !pm_young(k->ret))))
+			return post_fail(k, out, VK_WRONG_RETURN, (int)j,
+					 "returned %s without the %s state of entry %u, which it cleared: "
+					 "the caller loses it (a dirty page freed unwritten)",
+					 pm_format(k->ret, shift).s, pm_dirty(a) && !pm_dirty(k->ret) ? "dirty" : "young", j);
+	}
+	return post_kept_outside(k, k->s, k->s + k->n, out);
+}
+
+/* test_and_clear_young, clear_flush_young_ptes: [s, s+n), widened to the
+ * block if it is one */
+static bool post_young(const struct op_check *k, struct violation *out)
+{
+	unsigned lo, hi;
+
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	post_affected(k, &lo, &hi);
+	if (!post_cleared(k, lo, hi, CONSUMES_YOUNG, out) || !post_young_return(k, lo, hi, out))
+		return false;
+	for (unsigned j = lo; j < hi; j++)
+		if (!post_kept(k, j, CONSUMES_YOUNG, out))
+			return false;
+	return post_kept_outside(k, lo, hi, out);
+}
+
+/* MADV_COLD (young) / MADV_FREE (young and dirty): whole blocks */
+static bool post_clear_young_dirty(const struct op_check *k, struct violation *out)
+{
+	unsigned lo, hi, consumes = op_consumes(OP_CLEAR_YOUNG_DIRTY, k->flags);
+
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	post_affected(k, &lo, &hi);
+	if (!post_cleared(k, lo, hi, CONSUMES_YOUNG, out) ||
+	    ((consumes & CONSUMES_DIRTY) && !post_cleared(k, lo, hi, CONSUMES_DIRTY, out)))
+		return false;
+	for (unsigned j = lo; j < hi; j++)
+		if (!post_kept(k, j, consumes, out))
+			return false;
+	return post_kept_outside(k, lo, hi, out);
+}
+
+static bool post_wrprotect(const struct op_check *k, struct violation *out)
+{
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	for (unsigned j = k->s; j < k->s + k->n; j++) {
+		uint64_t a = op_e0(k, k->b, j), z = op_e1(k, k->b, j);
+
+		/* hardware grants a write only through DBM (WRITE) or a clear
+		 * RDONLY: with WRITE clear it can never clear RDONLY again */
+		if (pm_write(z) || !pm_rdonly(z))
+			return post_fail(k, out, VK_STILL_WRITABLE, (int)j,
+					 "entry %u is still %s after write-protection: a write goes through "
+					 "(after fork: copy-on-write bypassed)", j,
+					 pm_write(z) ? "writable (DBM/WRITE set)" : "writable (RDONLY clear)");
+		if (!pm_valid(z) || content_nc(z) != content_nc(pm_wrprotect(a)))
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u changed more than its write permission", j);
+		if (pm_dirty(a) && !pm_dirty(z))
+			return post_fail(k, out, VK_DIRTY_LOST, (int)j,
+					 "entry %u was dirty and write-protection lost it (hardware dirty must move to DIRTY)", j);
+		if (pm_young(a) && !pm_young(z))
+			return post_fail(k, out, VK_YOUNG_LOST, (int)j, "entry %u lost its access flag", j);
+	}
+	return post_kept_outside(k, k->s, k->s + k->n, out);
+}
+
+static bool post_access_flags(const struct op_check *k, struct violation *out)
+{
+	unsigned s = k->s, cont = k->m->cont;
+	uint64_t req = k->want, a = op_e0(k, k->b, s), t = op_e1(k, k->b, s);
+	bool sw_changed = false, changed = false;
+
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	/* the target entry itself, not a gathered view: a device that walks
+	 * only this descriptor (an SMMU, a CPU without HAFDBS) faults until
+	 * it has them. A fault fix-up is judged by the device's retry instead
+	 * (core/fault.c: fault_loop). */
+	if (!k->fixup) {
+		const char *lack = pm_young(req) && !pm_young(t) ? "the access flag"
+				 : pm_write(req) && !pm_write(t) ? "write permission (WRITE)"
+				 : pm_write(req) && !pm_rdonly(req) && pm_rdonly(t) ? "hardware write access (RDONLY is still set)"
+				 : (pm_sw_dirty(req) || k->arg) && !pm_dirty(t) ? "the dirty state"
+				 : NULL;
+
+		if (lack)
+			return post_fail(k, out, VK_FLAGS_NOT_SET, (int)s,
+					 "returned with the target entry %u still lacking %s it asked for: "
+					 "a device without hardware AF/DBM faults on it again and again", s, lack);
+	}
+	if (!pm_valid(t) || content_nc(t) != content_nc(a | (req & PTE_BIT_WRITE)))
+		return post_fail(k, out, VK_WRONG_MAPPING, (int)s,
+				 "the target entry %u maps another page or prot than it did", s);
+	if ((pm_dirty(a) && !pm_dirty(t)) || (pm_young(a) && !pm_young(t)))
+		return post_fail(k, out, pm_dirty(a) && !pm_dirty(t) ? VK_DIRTY_LOST : VK_YOUNG_LOST, (int)s,
+				 "the target entry %u lost its %s state", s, pm_dirty(a) && !pm_dirty(t) ? "dirty" : "young");
+	for (unsigned j = 0; j < cont; j++) {
+		uint64_t x = op_e0(k, k->b, j), y = op_e1(k, k->b, j);
+
+		if (j != s && !post_kept(k, j, 0, out))
+			return false;
+		/* what hardware could not have done: content or CONT, software
+		 * DIRTY; with hardware quiet, any change */
+		sw_changed |= pm_content(x) != pm_content(y) || (pm_sw_dirty(y) && !pm_sw_dirty(x));
+		changed |= x != y;
+	}
+	if (!k->ret && (sw_changed || (changed && k->hw_quiet[k->b - k->b0])))
+		return post_fail(k, out, VK_WRONG_RETURN, (int)s,
+				 "returned 0 (nothing changed) but the op changed the block: the caller skips "
+				 "the TLB maintenance a change needs");
+	if (k->ret && !changed && k->hw_quiet[k->b - k->b0])
+		return post_fail(k, out, VK_WRONG_RETURN, (int)s,
+				 "returned nonzero (changed) but the block is as it was and no hardware update ran");
+	return true;
+}
+
+/* a table move: every entry of every block moved as it was (the bits
+ * hardware set meanwhile moved with it) */
+static bool post_retire(const struct op_check *k, struct violation *out)
+{
+	for (unsigned blk = 0; blk < k->nb; blk++) {
+		struct op_check kb = *k;
+
+		kb.b = blk;
+		for (unsigned j = 0; j < k->m->cont; j++) {
+			uint64_t a = op_e0(k, blk, j), z = op_e1(k, blk, j);
+
+			if (pm_valid(a) && pm_valid(z) && pm_content(a) == pm_content(z))
+				continue;   /* bits: post_kept below */
+			if (!pm_valid(a) && a == z)
+				continue;
+			return post_fail(&kb, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u of block %u is not what it was before the table moved", j, blk);
+		}
+		for (unsigned j = 0; j < k->m->cont; j++)
+			if (!post_kept(&kb, j, 0, out))
+				return false;
+	}
 	return true;
 }
 
@@ -360,29 +609,35 @@ const struct op_desc op_desc[OP_COUNT] = {
 		.name = "map", .weight = 5, .shape = OP_SHAPE_RANGE,
 		.flags = OPF_YOUNG | OPF_DIRTY | OPF_NEW_FOLIO | OPF_PROT_MASK, .words = map_words,
 		.pick = pick_map, .gen_flags = gen_map_flags, .run = run_map,
+		.post = post_map,
 	},
 	[OP_FOLD] = {
 		.name = "fold", .weight = 4, .shape = OP_SHAPE_ENTRY,
 		.pick = pick_entry, .run = run_fold,
+		.post = post_fold,
 	},
 	[OP_UNFOLD] = {
 		.name = "unfold", .weight = 2, .shape = OP_SHAPE_ENTRY,
 		.pick = pick_entry, .run = run_unfold,
+		.post = post_unfold,
 	},
 	[OP_UNMAP] = {
 		.name = "unmap", .weight = 3, .shape = OP_SHAPE_RANGE,
 		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
 		.pick = pick_unmap, .run = run_unmap,
+		.post = post_unmap,
 	},
 	[OP_YOUNG] = {
 		.name = "young", .weight = 2, .shape = OP_SHAPE_ENTRY,
 		.consumes = CONSUMES_YOUNG,
 		.pick = pick_entry, .run = run_young,
+		.post = post_young,
 	},
 	[OP_FLUSH_YOUNG] = {
 		.name = "flush_young", .weight = 2, .shape = OP_SHAPE_RANGE,
 		.consumes = CONSUMES_YOUNG,
 		.pick = pick_valid_run, .run = run_flush_young,
+		.post = post_young,
 	},
 	[OP_CLEAR_YOUNG_DIRTY] = {
 		.name = "clear_young_dirty", .weight = 2, .shape = OP_SHAPE_RANGE,
@@ -390,20 +645,24 @@ const struct op_desc op_desc[OP_COUNT] = {
 		.consumes = CONSUMES_YOUNG, .consumes_if_dirty = CONSUMES_DIRTY,
 		.pick = pick_clear_young_dirty, .gen_flags = gen_clear_young_dirty_flags,
 		.run = run_clear_young_dirty,
+		.post = post_clear_young_dirty,
 	},
 	[OP_WRPROTECT] = {
 		.name = "wrprotect", .weight = 2, .shape = OP_SHAPE_RANGE,
 		.pick = pick_valid_run, .run = run_wrprotect,
+		.post = post_wrprotect,
 	},
 	[OP_ACCESS_FLAGS] = {
 		.name = "access_flags", .weight = 3, .shape = OP_SHAPE_ENTRY,
 		.flags = OPF_AF_MASK, .words = access_flags_words, .required = OPF_AF_MASK,
 		.pick = pick_access_flags, .gen_flags = gen_access_flags_flags,
 		.run = run_access_flags,
+		.post = post_access_flags,
 	},
 	[OP_RETIRE] = {
 		.name = "retire", .weight = 1, .shape = OP_SHAPE_NONE,
 		.pick = pick_nothing, .run = run_retire,
+		.post = post_retire,
 	},
 };
 
@@ -437,6 +696,32 @@ void op_gen_args(enum op op, unsigned cont, uint64_t *rng, struct op_args *a)
 		a->flags = d->gen_flags(rng);
 }
 
+/* The op being judged: one at a time per thread (on the engine, one at a
+ * time altogether: its one table's PTL serialises them). */
+static __thread struct op_check op_chk;
+
+struct op_wild {
+	sigjmp_buf *jb;
+	uint64_t *p;
+	enum acc_kind kind;
+};
+
+/* The access layer found a store outside the op's window: stop the op
+ * before it happens (core/access.h). */
+static void op_on_wild(struct acc_thread *t, uint64_t *p, enum acc_kind kind)
+{
+	struct op_wild *x = t->wild_data;
+
+	x->p = p;
+	x->kind = kind;
+	t->wlen = 0;
+	siglongjmp(*x->jb, 1);
+}
+
+static const char *const acc_kind_words[ACC_KIND_COUNT] = {
+	"a load", "a store", "a cmpxchg", "an xchg", "an atomic OR", "an atomic AND-NOT",
+};
+
 int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	   unsigned lt, unsigned b, enum op op, const struct op_args *a, int *touched)
 {
@@ -446,23 +731,98 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		.m = m, .w = w, .plan = &plans[lt * m->bpt + b],
 		.e = hmm_slot_entries(m, m->tables[lt]) + b * cont, .lt = lt, .b = b,
 		.addr = hmm_addr(m, lt, b * cont) + s * (1UL << m->g->page_shift),
-		.touched = (int)b,
+		.touched = (int)b, .a = a, .k = &op_chk,
 	};
-	int rc;
+	struct op_check *k = &op_chk;
+	struct acc_thread *t = &acc_self;
+	void *saved_recover = t->recover;
+	struct op_wild wild;
+	sigjmp_buf jb;
+	volatile int rc = 0;
+	int jumped;
 
 	*touched = (int)b;
 	w->consumes = 0;
+	w->failed = false;
+	w->has_ret = false;
 	if (op >= OP_COUNT)
 		return 0;
 	if (d->shape != OP_SHAPE_NONE && (s >= cont || n == 0 || n > cont - s))
 		return 0;
 	w->consumes = op_consumes(op, a->flags);
-	rc = d->run(&c, s, n, a->flags);
+	op_check_begin(k, m, lt, b, op == OP_RETIRE);
+	k->op = op;
+	k->s = s;
+	k->n = d->shape == OP_SHAPE_NONE ? 0 : n;
+	k->flags = a->flags;
+	atomic_store_explicit(&w->cur_lt, lt, memory_order_relaxed);
+	atomic_store_explicit(&w->cur_b, b, memory_order_relaxed);
+	atomic_store_explicit(&w->cur_op, op + 1, memory_order_release);
+	/* The op may store to its own block only (a table move: to the table
+	 * pages); anything else is stopped before it happens, and a fault in
+	 * the subject's code comes back here (core/oob.c). */
+	if (op == OP_RETIRE) {
+		t->wlo = (uintptr_t)((char *)m->seg + m->hdr->off_entries);
+		t->wlen = (uintptr_t)m->nslots * m->hdr->slot_stride;
+	} else {
+		t->wlo = (uintptr_t)c.e;
+		t->wlen = cont * sizeof(uint64_t);
+	}
+	wild.jb = &jb;
+	wild.p = NULL;
+	t->on_wild = op_on_wild;
+	t->wild_data = &wild;
+	t->recover = &jb;
+	jumped = sigsetjmp(jb, 0);
+	if (!jumped)
+		rc = d->run(&c, s, n, a->flags);
+	t->wlen = 0;
+	t->recover = saved_recover;
 	/* the op's stores visible before the harness checks the op (on real
 	 * hardware the PTL's release will do it) */
 	acc_writes_visible();
-	*touched = c.touched;
+	atomic_store_explicit(&w->cur_op, 0, memory_order_release);
+	*touched = jumped ? (op == OP_RETIRE ? -1 : (int)b) : c.touched;
+	k->rc = jumped ? 1 : rc;
+	w->has_ret = !jumped && k->has_ret;
+	w->ret = k->ret;
+	op_check_end(k);
+	if (jumped) {
+		char where[160];
+
+		w->failed = true;
+		if (jumped == 1)
+			post_fail(k, &w->vio, VK_OOB, -1,
+				  "%s to %s, outside the op's %s: stopped before it happened",
+				  acc_kind_words[wild.kind], hmm_where(m, wild.p, where, sizeof(where)),
+				  op == OP_RETIRE ? "table pages" : "block");
+		else
+			post_fail(k, &w->vio, VK_OOB, -1,
+				  "the subject's code faulted (%s) on %s: an access outside the tables",
+				  jumped == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
+				  hmm_where(m, t->fault_addr, where, sizeof(where)));
+		return 1;
+	}
+	if (!op_check_blocks(k, &w->vio) || (d->post && !d->post(k, &w->vio)))
+		w->failed = true;
 	return rc;
+}
+
+bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int touched,
+		struct violation *out)
+{
+	if (w->failed && w->vio.kind == VK_OOB) {
+		*out = w->vio;
+		return false;
+	}
+	for (unsigned b = 0; b < m->bpt; b++)
+		if ((touched < 0 || (unsigned)touched == b) && !oracle_check_owed(m, lt, b, out))
+			return false;
+	if (w->failed) {
+		*out = w->vio;
+		return false;
+	}
+	return true;
 }
 
 int op_run_random(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,

@@ -24,6 +24,7 @@
 #include "core/oracle/history.h"
 #include "core/mm.h"
 #include "core/rng.h"
+#include "core/violation.h"
 
 /* Scripts store an op as opcode 0x10 + enum op: append, never reorder. */
 enum op {
@@ -51,6 +52,8 @@ enum op_shape {
 struct op_args {
 	unsigned s, n;
 	unsigned flags;
+	uint64_t entry;     /* access_flags with OPF_AF_FIXUP: the faulting device's
+			     * lockless view of the entry (core/fault.c) */
 };
 #define OPF_YOUNG      0x01
 #define OPF_DIRTY      0x02
@@ -61,6 +64,11 @@ enum { PROT_KEEP, PROT_RDONLY, PROT_OTHER_ATTR, PROT_WRITABLE };
 /* access_flags requests (flags & OPF_AF_MASK) */
 #define OPF_AF_MASK    0x03
 enum { OPF_AF_READ, OPF_AF_WRITE, OPF_AF_MKWRITE, OPF_AF_ONLY };
+/* access_flags as core-mm's fault path does it for a device that faulted
+ * (core/fault.c): the request is a.entry made young (and dirty with
+ * OPF_AF_WRITE), if the locked ptep_get still matches it. Not a script
+ * flag (op_desc's flags do not accept it). */
+#define OPF_AF_FIXUP   0x80
 
 /* A word of the script text that sets flags: value within the field mask.
  * Words of one field exclude each other; a field's value 0 is printed only
@@ -69,6 +77,8 @@ struct op_word {
 	const char *word;
 	uint8_t mask, value;
 };
+
+struct op_check;
 
 /* What an op run needs besides its arguments (filled in by op_run). */
 struct op_ctx {
@@ -79,6 +89,10 @@ struct op_ctx {
 	unsigned lt, b;             /* logical table, block */
 	unsigned long addr;         /* virtual address of entry s */
 	int touched;                /* block changed, or -1 for all of the table */
+	const struct op_args *a;
+	struct op_check *k;         /* what the op's postcondition judges: the run
+				     * sets k->ret/has_ret (what the entry point
+				     * returned) and k->want (what it asked for) */
 };
 
 /* Per-block writer memory (which folio and prot a block maps), under PTL. */
@@ -106,6 +120,11 @@ struct op_desc {
 	/* run on the block (caller holds the PTL); 0 if it did nothing, as
 	 * when its preconditions do not hold and core-mm would not issue it */
 	int (*run)(struct op_ctx *c, unsigned s, unsigned n, unsigned flags);
+	/* its postcondition (docs/contract.md, "What writers promise"): judged
+	 * after every run, under the PTL, on the block before and after and
+	 * the op's own history records (core/oracle/oracle.h: struct
+	 * op_check); false with out filled if the op broke it */
+	bool (*post)(const struct op_check *k, struct violation *out);
 };
 
 extern const struct op_desc op_desc[OP_COUNT];
@@ -138,6 +157,14 @@ void op_gen_args(enum op op, unsigned cont, uint64_t *rng, struct op_args *a);
  * table. Returns 0 if the op did nothing. */
 int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	   unsigned lt, unsigned b, enum op op, const struct op_args *a, int *touched);
+
+/* After op_run, still under the PTL: the op's verdict, in this order: an
+ * access outside its blocks (out_of_bounds: the op was stopped before it),
+ * hardware's bits on the blocks it touched (oracle_check_owed), then the
+ * mixed-block invariant and its postcondition (op_desc[].post). False with
+ * out filled on a violation. */
+bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int touched,
+		struct violation *out);
 
 /* op_pick_args then op_run: a stress writer's random op. */
 int op_run_random(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,

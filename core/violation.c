@@ -1,6 +1,7 @@
 /* core/violation.c - names of violation kinds. */
 #include "core/violation.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const names[VK_COUNT] = {
@@ -12,7 +13,18 @@ static const char *const names[VK_COUNT] = {
 	[VK_DIRTY_LOST] = "dirty_lost",
 	[VK_YOUNG_LOST] = "young_lost",
 	[VK_UAF] = "use_after_free",
+	[VK_STILL_WRITABLE] = "still_writable",
+	[VK_NOT_AGED] = "not_aged",
+	[VK_NOT_CLEANED] = "not_cleaned",
+	[VK_WRONG_RETURN] = "wrong_return",
+	[VK_FLAGS_NOT_SET] = "flags_not_set",
+	[VK_WRONG_MAPPING] = "wrong_mapping",
+	[VK_MIXED_BLOCK] = "mixed_block",
+	[VK_FAULT_LOOP] = "fault_loop",
+	[VK_OOB] = "out_of_bounds",
+	[VK_HANG] = "hang",
 };
+_Static_assert(VK_COUNT <= 32, "kinds are bits of a 32-bit mask (--expect, FUZZ_ONLY_KIND)");
 
 const char *vkind_name(enum vkind k) { return k < VK_COUNT ? names[k] : "?"; }
 
@@ -26,5 +38,10 @@ enum vkind vkind_by_name(const char *name)
 
 const char *vkind_names(void)
 {
-	return "torn_mapping, phantom_bit, lost_bit, livelock, dirty_lost, young_lost, use_after_free";
+	static char buf[512];
+
+	if (!buf[0])
+		for (int k = 1; k < VK_COUNT; k++)
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", k > 1 ? ", " : "", names[k]);
+	return buf;
 }

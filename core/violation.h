@@ -14,6 +14,17 @@ enum vkind {
 	VK_DIRTY_LOST,  /* dirty_lost: a writer undid hardware's dirtying */
 	VK_YOUNG_LOST,  /* young_lost: a writer undid hardware's access flag */
 	VK_UAF,         /* use_after_free: table read after its grace period */
+	/* what writers promise (docs/contract.md, "Writer postconditions") */
+	VK_STILL_WRITABLE, /* still_writable: wrprotect left an entry hardware may write */
+	VK_NOT_AGED,    /* not_aged: an aging op never cleared an entry's AF */
+	VK_NOT_CLEANED, /* not_cleaned: MADV_FREE never cleared an entry's dirty state */
+	VK_WRONG_RETURN, /* wrong_return: an op's return value contradicts the table */
+	VK_FLAGS_NOT_SET, /* flags_not_set: set_access_flags left the target without them */
+	VK_WRONG_MAPPING, /* wrong_mapping: an op left a mapping it does not promise */
+	VK_MIXED_BLOCK, /* mixed_block: a block partly CONT when the PTL is released */
+	VK_FAULT_LOOP,  /* fault_loop: a device faults on an unchanged entry for ever */
+	VK_OOB,         /* out_of_bounds: an access outside the op's blocks or the table */
+	VK_HANG,        /* hang: a subject's function did not return (watchdog) */
 	VK_COUNT
 };
 

@@ -55,7 +55,9 @@ void gen_script(struct script *s, unsigned granule_kb, const char *variant, uint
 	s->ninstr[1] = 1 + rng_below(rng, 4);
 	for (unsigned i = 0; i < s->ninstr[1]; i++)
 		random_op(&s->prog[1][i], cont, s->nblocks, rng);
-	/* thread 2: hardware, and now and then a grace period */
+	/* thread 2: hardware (a HAFDBS access, or one in four a device
+	 * without hardware AF/DBM that faults and is fixed up), and now and
+	 * then a grace period */
 	s->ninstr[2] = 1 + rng_below(rng, 6);
 	for (unsigned i = 0; i < s->ninstr[2]; i++) {
 		struct instr *in = &s->prog[2][i];
@@ -65,7 +67,7 @@ void gen_script(struct script *s, unsigned granule_kb, const char *variant, uint
 			in->op = SI_GP;
 			continue;
 		}
-		in->op = SI_TOUCH;
+		in->op = rng_below(rng, 4) ? SI_TOUCH : SI_FAULT;
 		in->block = (uint8_t)rng_below(rng, s->nblocks);
 		in->s = (uint8_t)rng_below(rng, cont);
 		in->flags = (uint8_t)rng_below(rng, 2);

@@ -142,6 +142,8 @@ static void print_result(const char *path, const struct script *s, const struct 
 	printf("%s: %s (%llu steps, %u reads, %u writer ops, %u hw accesses, trace %016llx)\n",
 	       path, run_status_text(r, st, sizeof(st)), (unsigned long long)r->steps, r->reads,
 	       r->ops, r->touches, (unsigned long long)r->hash);
+	if (r->faults)
+		printf("  faulting device: %u accesses, %u fix-ups\n", r->faults, r->fixups);
 	printf("  reads judged: %llu bits exact (hardware quiet), %llu bits exact (software quiet), %llu content only, %llu unjudged\n",
 	       (unsigned long long)r->judged.hw_quiet, (unsigned long long)r->judged.sw_quiet,
 	       (unsigned long long)r->judged.content_only, (unsigned long long)r->judged.unjudged);

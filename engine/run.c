@@ -1,13 +1,16 @@
 /* engine/run.c - one script on the engine (see engine/run.h). */
 #include "engine/run.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/oracle/history.h"
+#include "core/fault.h"
 #include "core/hw.h"
 #include "core/mm.h"
+#include "core/oob.h"
 #include "core/ops.h"
 #include "core/oracle/oracle.h"
 
@@ -27,10 +30,12 @@ static struct {
 	struct harness_mm *m;
 	struct run_result *r;
 	struct block_plan plans[SCRIPT_MAX_BLOCKS];
-	struct writer_ctx wctx[ENG_MAX_THREADS];
 	struct probe probe[ENG_MAX_THREADS];
 	bool reading[ENG_MAX_THREADS];
 } R;
+/* The writers' contexts (each holds a violation report: kept out of R,
+ * which is cleared per run; run_script resets what a run uses). */
+static struct writer_ctx wctx[ENG_MAX_THREADS];
 
 static struct eng_event *event_buf;
 #define EVENTS_CAP (1u << 20)
@@ -124,6 +129,24 @@ static void on_solo_limit(unsigned tid)
 	eng_stop();
 }
 
+/* A read that faulted off the tables (core/oob.h). */
+static void read_faulted(unsigned tid, struct probe *p, int sig)
+{
+	struct violation vio;
+	char where[160];
+
+	vio.kind = VK_OOB;
+	snprintf(vio.summary, sizeof(vio.summary),
+		 "out_of_bounds: the reader of table 0 block %u entry %u faulted (%s) on %s",
+		 p->o.block, p->o.t, sig == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
+		 hmm_where(R.m, acc_self.fault_addr, where, sizeof(where)));
+	snprintf(vio.detail, sizeof(vio.detail),
+		 "  a %s read loaded outside the table pages: the guard page after them, or\n"
+		 "  outside the harness's segment\n", p->o.locked ? "locked" : "lockless");
+	found(tid, &vio);
+	eng_stop();
+}
+
 static void do_read(unsigned tid, const struct instr *in)
 {
 	const struct variant *v = R.m->v;
@@ -131,13 +154,19 @@ static void do_read(unsigned tid, const struct instr *in)
 	bool locked = in->op == SI_READ_LOCKED;
 	struct violation vio = { 0 };
 	uint64_t *ptep, val;
+	sigjmp_buf jb;
+	int sig;
 
 	if (locked)
 		eng_lock(0);
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);
 	R.reading[tid] = true;
 	eng.th[tid].solo_loads = 0;
+	acc_self.recover = &jb;
+	if ((sig = sigsetjmp(jb, 0)))
+		read_faulted(tid, p, sig);
 	val = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+	acc_self.recover = NULL;
 	R.reading[tid] = false;
 	probe_close(R.m, p, val);
 	if (locked)
@@ -151,8 +180,9 @@ static void do_read(unsigned tid, const struct instr *in)
 
 static void do_op(unsigned tid, const struct instr *in)
 {
-	struct writer_ctx *w = &R.wctx[tid];
-	struct op_args a = { in->s, in->n, in->flags };
+	struct writer_ctx *w = &wctx[tid];
+	struct op_args a = { in->s, in->n, in->flags, 0 };
+	struct violation vio;
 	int touched;
 
 	eng_lock(0);
@@ -161,9 +191,38 @@ static void do_op(unsigned tid, const struct instr *in)
 		R.r->ops++;
 	w->consumes = 0;
 	history_detach();
-	if (!check_owed_all(tid, touched))
+	if (!op_verdict(R.m, w, 0, touched, &vio)) {
+		found(tid, &vio);
 		eng_stop();
+	}
 	eng_unlock(0);
+}
+
+/* The faulting agent (core/fault.h) on the engine: the PTL is the
+ * scheduler's lock 0. */
+static void fault_lock(struct fault_env *e, unsigned lt) { (void)e; (void)lt; eng_lock(0); }
+static void fault_unlock(struct fault_env *e, unsigned lt) { (void)e; (void)lt; eng_unlock(0); }
+static bool fault_stopping(struct fault_env *e) { (void)e; return false; }
+
+static void do_fault(unsigned tid, const struct instr *in)
+{
+	struct writer_ctx *w = &wctx[tid];
+	struct fault_env env = {
+		.m = R.m, .w = w, .plans = R.plans,
+		.lock = fault_lock, .unlock = fault_unlock, .stopping = fault_stopping,
+	};
+	struct violation vio;
+	int bad;
+
+	history_attach(w);
+	bad = fault_access(&env, 0, in->block, in->s, in->flags & 1, &vio);
+	history_detach();
+	R.r->faults++;
+	R.r->fixups += (unsigned)env.fixups;
+	if (bad) {
+		found(tid, &vio);
+		eng_stop();
+	}
 }
 
 static void body(unsigned tid)
@@ -187,6 +246,9 @@ static void body(unsigned tid)
 			synchronize_rcu();
 			R.r->gps++;
 			break;
+		case SI_FAULT:
+			do_fault(tid, in);
+			break;
 		default:
 			do_op(tid, in);
 			break;
@@ -194,31 +256,45 @@ static void body(unsigned tid)
 	}
 }
 
+/* A map of the initial state, judged like any op (a subject whose map is
+ * wrong is caught before the first step). */
+static void set_up_map(struct writer_ctx *w, unsigned b, const struct op_args *a)
+{
+	struct violation vio;
+	int touched;
+
+	if (R.r->status == RS_VIOLATION)
+		return;
+	op_run(R.m, w, R.plans, 0, b, OP_MAP, a, &touched);
+	w->consumes = 0;
+	if (!op_verdict(R.m, w, 0, touched, &vio))
+		found(ENG_MAX_THREADS, &vio);
+}
+
 /* Initial block states, made by the variant's own writers (with the
  * history observer, outside any thread: no scheduling points). */
 static void set_up_blocks(void)
 {
 	const struct script *s = R.s;
-	struct writer_ctx w = { .m = R.m };
+	struct writer_ctx *w = &wctx[0];
 	unsigned cont = R.m->cont;
-	int touched;
 
-	history_attach(&w);
-	for (unsigned b = 0; b < s->nblocks; b++) {
+	history_attach(w);
+	for (unsigned b = 0; b < s->nblocks && R.r->status != RS_VIOLATION; b++) {
 		unsigned f = s->block[b].flags | OPF_NEW_FOLIO;
 		struct op_args half = { 0, cont / 2, f }, rest = { cont / 2, cont / 2, f };
 		struct op_args all = { 0, cont, f };
 
 		switch (s->block[b].shape) {
 		case BS_PTES:           /* two halves: never folded */
-			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &half, &touched);
-			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &rest, &touched);
+			set_up_map(w, b, &half);
+			set_up_map(w, b, &rest);
 			break;
 		case BS_CONT:           /* the whole block at once: CONT */
-			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &all, &touched);
+			set_up_map(w, b, &all);
 			break;
 		case BS_HALF:
-			op_run(R.m, &w, R.plans, 0, b, OP_MAP, &half, &touched);
+			set_up_map(w, b, &half);
 			break;
 		default:
 			break;
@@ -252,8 +328,11 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		snprintf(r->error, sizeof(r->error), "%s", err);
 		return r->status = RS_ERROR;
 	}
-	for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
-		R.wctx[t].m = R.m;
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++) {
+		wctx[t].m = R.m;
+		wctx[t].failed = false;
+		atomic_store(&wctx[t].cur_op, 0);
+	}
 	kc_bbml2_noabort = o->bbml2;
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;
@@ -289,7 +368,8 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		return r->status = RS_ERROR;
 	}
 	set_up_blocks();
-	eng_run();
+	if (r->status != RS_VIOLATION)
+		eng_run();
 	if (r->status != RS_VIOLATION) {
 		if (eng.limit_hit) {
 			r->status = RS_LIMIT;

@@ -33,7 +33,7 @@ struct run_result {
 	struct violation vio;
 	int vio_tid, vio_instr;          /* where the violation showed (-1: end-of-run check) */
 	uint64_t steps, hash;
-	unsigned reads, ops, touches, gps;
+	unsigned reads, ops, touches, gps, faults, fixups;
 	struct judge_stats judged;
 	char error[256];                 /* RS_ERROR: why */
 	/* the schedule the engine actually took (run-length encoded like a

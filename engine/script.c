@@ -20,6 +20,7 @@ static const struct op_desc non_op_instrs[SI_OP] = {
 	[SI_READ_LOCKED] = { .name = "read_locked", .shape = OP_SHAPE_ENTRY },
 	[SI_TOUCH] = { .name = "touch", .shape = OP_SHAPE_ENTRY, .flags = 1, .words = touch_words },
 	[SI_GP] = { .name = "gp", .shape = OP_SHAPE_NONE },
+	[SI_FAULT] = { .name = "fault", .shape = OP_SHAPE_ENTRY, .flags = 1, .words = touch_words },
 };
 
 const struct op_desc *instr_desc(uint8_t op)

@@ -38,6 +38,8 @@ enum {
 	SI_READ_LOCKED = 0x02,   /* ptep_get under the table's PTL */
 	SI_TOUCH = 0x03,         /* hardware access (flags 1: a write) */
 	SI_GP = 0x04,            /* a grace period: synchronize_rcu + callbacks */
+	SI_FAULT = 0x05,         /* a device without hardware AF/DBM accesses an entry
+				  * (flags 1: a write), faulting and fixed up (core/fault.h) */
 	SI_OP = 0x10,            /* .. SI_OP + OP_COUNT - 1 */
 };
 

@@ -36,6 +36,16 @@ bool agents_check_owed(struct stress_world *w, unsigned lt, int touched)
 	return true;
 }
 
+bool agents_check_op(struct stress_world *w, struct writer_ctx *c, unsigned lt, int touched)
+{
+	struct violation vio;
+
+	if (op_verdict(&w->m, c, lt, touched, &vio))
+		return true;
+	w->report(w, &vio);
+	return false;
+}
+
 /* ---- software writers -------------------------------------------------- */
 static __thread struct agent *self_writer;
 
@@ -84,7 +94,7 @@ static void *writer_main(void *arg)
 		if (op_run_random(M, &a->ctx, w->plans, lt, b, op, &a->rng, &touched))
 			atomic_fetch_add_explicit(&M->hdr->writer_ops, 1, memory_order_relaxed);
 		a->ctx.consumes = 0;
-		agents_check_owed(w, lt, touched);
+		agents_check_op(w, &a->ctx, lt, touched);
 		pthread_mutex_unlock(&M->ptl[lt]);
 	}
 	history_detach();

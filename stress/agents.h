@@ -41,6 +41,8 @@ struct stress_world {
 	_Atomic unsigned hot_block;
 	uint64_t *_Atomic hot_ptep;
 	_Atomic unsigned stalled_block;
+	/* the faulting devices (stress/faulter.c): accesses, fix-ups */
+	_Atomic uint64_t fault_accesses, fault_fixups;
 };
 
 struct agent {
@@ -55,6 +57,8 @@ struct agent {
 int agents_start_writers(struct stress_world *w, struct agent *a, unsigned n, uint64_t seed);
 int agents_start_hw(struct stress_world *w, struct agent *a, unsigned n, uint64_t seed);
 void agents_join(struct agent *a, unsigned n);
+/* n faulting devices (core/fault.h; stress/faulter.c), rng seed * 4000037 + i. */
+int agents_start_faulters(struct stress_world *w, struct agent *a, unsigned n, uint64_t seed);
 
 /* Writers and hardware call this between ops: stand still while paused. */
 void agents_park_point(struct stress_world *w);
@@ -62,5 +66,9 @@ void agents_park_point(struct stress_world *w);
 /* Hardware's bits on block touched of table lt (every block: -1), under
  * its PTL; a loss is reported. False on a loss. */
 bool agents_check_owed(struct stress_world *w, unsigned lt, int touched);
+
+/* After writer op (or fault fix-up) c on table lt, under its PTL: the op's
+ * whole verdict (core/ops.h: op_verdict); a violation is reported. */
+bool agents_check_op(struct stress_world *w, struct writer_ctx *c, unsigned lt, int touched);
 
 #endif

@@ -22,6 +22,8 @@ static const char usage[] =
 "                     (default 2,1,1)\n"
 "  --seconds=S        run time (default 3; fractions allowed)\n"
 "  --seed=N           random seed (default: from the clock; printed)\n"
+"  --faulters=N       devices without hardware AF/DBM that fault and are fixed up\n"
+"                     (0..16, default 1; core/fault.h)\n"
 "  --tables=N         page tables (1..16, default 2)\n"
 "  --blocks=N         contiguous blocks per table (1..16, default 4)\n"
 "  --chaos=N          writers yield on 1 in N entry stores, and 1 in 8 reads\n"
@@ -104,6 +106,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->readers = 2;
 	cfg->writers = 1;
 	cfg->hw = 1;
+	cfg->faulters = 1;
 	cfg->tables = 2;
 	cfg->blocks = 4;
 	cfg->seconds = 3;
@@ -176,6 +179,10 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			if (*end || errno || *val == '-')
 				return bad("--seed wants a non-negative integer, got '%s'%s", val, "");
 			seed_set = true;
+		} else if (!strcmp(key, "--faulters")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--faulters", val, 0, 16, &cfg->faulters)))
+				return rc;
 		} else if (!strcmp(key, "--tables")) {
 			NEEDS_VALUE();
 			if ((rc = parse_uint("--tables", val, 1, 16, &cfg->tables)))
@@ -226,7 +233,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->json_path = val;
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --tables --blocks --chaos --bbml2 --expect --keep-going --progress "
+				   "--seconds --seed --faulters --tables --blocks --chaos --bbml2 --expect --keep-going --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}
 	}

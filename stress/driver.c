@@ -17,6 +17,7 @@
 #include "core/access.h"
 #include "core/hw.h"
 #include "core/mm.h"
+#include "core/oob.h"
 #include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
@@ -69,6 +70,7 @@ struct reader {
 	bool yield_pending;      /* chaos: yield at the next limit crossing */
 	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
 	struct judge_stats st;
+	_Atomic unsigned reading; /* lt * bpt + block + 1 while inside a read (watchdog) */
 };
 static __thread struct reader *self_reader;
 
@@ -133,10 +135,25 @@ static void *reader_main(void *arg)
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
+			acc_self.recover = NULL;
+			atomic_store_explicit(&r->reading, 0, memory_order_relaxed);
 			if (jumped == 1) {
 				struct violation vio;
 
 				progress_report(&M, &p, acc_loads(&acc_self), "reader", &vio);
+				report(&vio);
+			} else if (jumped == OOB_SIGSEGV || jumped == OOB_SIGBUS) {
+				struct violation vio = { .kind = VK_OOB };
+				char where[160];
+
+				snprintf(vio.summary, sizeof(vio.summary),
+					 "out_of_bounds: the %s reader of table %u block %u entry %u faulted (%s) on %s",
+					 C->locked ? "locked" : "lockless", lt, block, t,
+					 jumped == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
+					 hmm_where(&M, acc_self.fault_addr, where, sizeof(where)));
+				snprintf(vio.detail, sizeof(vio.detail),
+					 "  the read loaded outside the table pages (the guard page after\n"
+					 "  them, or outside the harness's segment)\n");
 				report(&vio);
 			}
 			probe_abandon(&p);
@@ -144,7 +161,11 @@ static void *reader_main(void *arg)
 				pthread_mutex_unlock(&M.ptl[lt]);
 			break;
 		}
+		atomic_store_explicit(&r->reading, lt * M.bpt + block + 1, memory_order_relaxed);
+		acc_self.recover = &r->jb;
 		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		acc_self.recover = NULL;
+		atomic_store_explicit(&r->reading, 0, memory_order_relaxed);
 		probe_close(&M, &p, R);
 		if (C->locked)
 			pthread_mutex_unlock(&M.ptl[lt]);
@@ -175,9 +196,11 @@ static void *reader_main(void *arg)
 static void on_signal(int sig) { g_signal = sig; }
 
 /* Stop writers and hardware; readers go on and must finish their reads. */
+static double g_t_end;                     /* the run's end (a still phase never outlasts it) */
+
 static void quiesce(unsigned parties, int ms)
 {
-	double deadline = now_s() + 5;
+	double deadline = now_s() + 5 < g_t_end ? now_s() + 5 : g_t_end;
 
 	atomic_store(&W.pause, 1);
 	while (atomic_load(&W.parked) < (int)parties && !atomic_load(&W.stop) && now_s() < deadline)
@@ -259,6 +282,9 @@ static void summary(FILE *f, double elapsed, const char *result)
 		(unsigned long long)atomic_load(&M.hdr->hw_ops),
 		(unsigned long long)atomic_load(&M.hdr->retires),
 		(unsigned long long)atomic_load(&M.hdr->tlb_flushes));
+	fprintf(f, " \"faulting_devices\": %u, \"fault_accesses\": %llu, \"fault_fixups\": %llu,\n",
+		C->faulters, (unsigned long long)atomic_load(&W.fault_accesses),
+		(unsigned long long)atomic_load(&W.fault_fixups));
 	fprintf(f, " \"judged\": {\"bits_exact_hw_quiet\": %llu, \"bits_exact_sw_quiet\": %llu, \"content_only\": %llu, \"unjudged\": %llu},\n",
 		(unsigned long long)judged.hw_quiet, (unsigned long long)judged.sw_quiet,
 		(unsigned long long)judged.content_only, (unsigned long long)judged.unjudged);
@@ -276,11 +302,61 @@ static void summary(FILE *f, double elapsed, const char *result)
 		C->expect ? C->expect_text : "clean", result);
 }
 
+/* ---- the watchdog ---------------------------------------------------------
+ * A run ends at --seconds (or a signal, or its first violation); its
+ * threads then get STRESS_GRACE_S to come back. One that does not is inside
+ * a subject's function that never returns: reported as a hang, with what
+ * each stuck thread was doing, and the process exits without waiting for
+ * it. A last-resort timer thread ends the process if even that is stuck. */
+#define STRESS_GRACE_S 5.0
+
+static bool join_by(pthread_t th, double deadline)
+{
+	struct timespec ts;
+	double d = deadline - now_s();
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (d < 0)
+		d = 0;
+	ts.tv_sec += (time_t)d;
+	ts.tv_nsec += (long)((d - (double)(time_t)d) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return pthread_timedjoin_np(th, NULL, &ts) == 0;
+}
+
+/* What a stuck writer or faulting device was doing. */
+static size_t describe_op(char *buf, size_t len, const char *who, unsigned i, const struct writer_ctx *c)
+{
+	int op = atomic_load(&c->cur_op);
+
+	if (!op)
+		return snprintf(buf, len, "  %s %u: not inside a writer op (%s)\n", who, i,
+				!strcmp(who, "faulting device") ? "its table walk or its fault path's lockless read"
+								: "between ops");
+	return snprintf(buf, len, "  %s %u: inside writer op %s on table %u block %u (the subject's code)\n",
+			who, i, op_name((enum op)(op - 1)), atomic_load(&c->cur_lt), atomic_load(&c->cur_b));
+}
+
+static void *last_resort(void *arg)
+{
+	double until = *(double *)arg;
+
+	while (now_s() < until)
+		usleep(100000);
+	fprintf(stderr, "\nhammer: watchdog: still running %.0f s after the run's end (a thread blocked "
+		"in the harness itself); exiting\n", until - g_t_end);
+	_exit(1);
+	return NULL;
+}
+
 int stress_run(const struct stress_cfg *cfg)
 {
 	char err[256];
 	struct reader *rd;
-	struct agent *wr, *hw;
+	struct agent *wr, *hw, *fa;
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, old;
 	int progress = cfg->progress >= 0 ? cfg->progress : isatty(2);
@@ -304,7 +380,8 @@ int stress_run(const struct stress_cfg *cfg)
 	rd = calloc(cfg->readers, sizeof(*rd));
 	wr = calloc(cfg->writers, sizeof(*wr));
 	hw = calloc(cfg->hw, sizeof(*hw));
-	if (!W.plans || !rd || !wr || !hw) {
+	fa = calloc(cfg->faulters + 1, sizeof(*fa));
+	if (!W.plans || !rd || !wr || !hw || !fa) {
 		fprintf(stderr, "hammer: out of memory\n");
 		hmm_destroy(&M);
 		return 2;
@@ -324,18 +401,25 @@ int stress_run(const struct stress_cfg *cfg)
 	}
 	agents_start_writers(&W, wr, cfg->writers, cfg->seed);
 	agents_start_hw(&W, hw, cfg->hw, cfg->seed);
+	agents_start_faulters(&W, fa, cfg->faulters, cfg->seed);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	t0 = now_s();
 	t_end = t0 + cfg->seconds;
+	g_t_end = t_end;
+	static double last_resort_at;
+	pthread_t wd;
+	last_resort_at = t_end + 2 * STRESS_GRACE_S + 20;
+	if (!pthread_create(&wd, NULL, last_resort, &last_resort_at))
+		pthread_detach(wd);
 	next_phase = t0 + 0.05;
 	next_line = t0 + 0.5;
 	last = take();
 	uint64_t phase_rng = cfg->seed ^ 0xa5a5;
 	while (!atomic_load(&W.stop) && !g_signal && now_s() < t_end) {
 		usleep(2000);
-		if (now_s() >= next_phase && (cfg->writers || cfg->hw)) {
-			quiesce(cfg->writers + cfg->hw, 5 + rng_below(&phase_rng, 10));
+		if (now_s() >= next_phase && (cfg->writers || cfg->hw || cfg->faulters)) {
+			quiesce(cfg->writers + cfg->hw + cfg->faulters, 5 + rng_below(&phase_rng, 10));
 			next_phase = now_s() + 0.02 + rng_below(&phase_rng, 80) * 1e-3;
 		}
 		if (progress && now_s() >= next_line) {
@@ -346,12 +430,45 @@ int stress_run(const struct stress_cfg *cfg)
 		}
 	}
 	atomic_store(&W.stop, 1);
+	/* every thread back within the grace period, or the run hangs */
+	double deadline = now_s() + STRESS_GRACE_S;
+	char stuck[4096];
+	size_t soff = 0;
 	for (unsigned i = 0; i < cfg->readers; i++)
-		pthread_join(rd[i].th, NULL);
-	agents_join(wr, cfg->writers);
-	agents_join(hw, cfg->hw);
+		if (!join_by(rd[i].th, deadline) && soff < sizeof(stuck) - 200) {
+			unsigned at = atomic_load(&rd[i].reading);
+
+			soff += at ? snprintf(stuck + soff, sizeof(stuck) - soff,
+					      "  reader %u: inside %s on table %u block %u (the subject's reader)\n", i,
+					      cfg->locked ? "ptep_get" : "ptep_get_lockless", (at - 1) / M.bpt, (at - 1) % M.bpt)
+				   : snprintf(stuck + soff, sizeof(stuck) - soff, "  reader %u: outside a read\n", i);
+		}
+	for (unsigned i = 0; i < cfg->writers; i++)
+		if (!join_by(wr[i].th, deadline) && soff < sizeof(stuck) - 200)
+			soff += describe_op(stuck + soff, sizeof(stuck) - soff, "writer", i, &wr[i].ctx);
+	for (unsigned i = 0; i < cfg->hw; i++)
+		if (!join_by(hw[i].th, deadline) && soff < sizeof(stuck) - 200)
+			soff += snprintf(stuck + soff, sizeof(stuck) - soff,
+					 "  hardware agent %u: in its access (a compare-and-swap against an entry that never settles)\n", i);
+	for (unsigned i = 0; i < cfg->faulters; i++)
+		if (!join_by(fa[i].th, deadline) && soff < sizeof(stuck) - 200)
+			soff += describe_op(stuck + soff, sizeof(stuck) - soff, "faulting device", i, &fa[i].ctx);
+	bool hung = soff > 0;
+	if (hung) {
+		struct violation vio = { .kind = VK_HANG };
+
+		snprintf(vio.summary, sizeof(vio.summary),
+			 "hang: threads still running %.0f s after the run ended (the subject's function never returned)",
+			 STRESS_GRACE_S);
+		snprintf(vio.detail, sizeof(vio.detail),
+			 "  the likely cause: a loop in the subject that never ends (a compare-and-swap retried\n"
+			 "  for ever, a wrong loop bound) or a spin with no load the harness can interrupt.\n"
+			 "  Still running:\n%s", stuck);
+		report(&vio);
+		fprintf(stderr, "\nhammer: watchdog: %s\n%s", vio.summary, vio.detail);
+	}
 	/* Final writer-vs-hardware check with everything stopped. */
-	if (!atomic_load(&n_violations) || cfg->keep_going)
+	if (!hung && (!atomic_load(&n_violations) || cfg->keep_going))
 		for (unsigned lt = 0; lt < M.ntables; lt++)
 			agents_check_owed(&W, lt, -1);
 	double elapsed = now_s() - t0;
@@ -393,11 +510,18 @@ int stress_run(const struct stress_cfg *cfg)
 	summary(jf, elapsed, result);
 	if (jf != stdout)
 		fclose(jf);
+	if (hung) {
+		/* the stuck threads use the segment: leave without tearing down */
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc);
+	}
 	rcu_unregister_thread();
 	hmm_destroy(&M);
 	free(W.plans);
 	free(rd);
 	free(wr);
 	free(hw);
+	free(fa);
 	return rc;
 }

@@ -19,6 +19,7 @@ struct stress_cfg {
 	const struct variant *variant;
 	bool locked;                 /* readers take the PTL and use ptep_get */
 	unsigned readers, writers, hw;
+	unsigned faulters;           /* devices without hardware AF/DBM (core/fault.h) */
 	unsigned tables, blocks;
 	double seconds;
 	uint64_t seed;

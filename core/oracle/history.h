@@ -22,6 +22,7 @@
 
 #include "core/access.h"
 #include "core/mm.h"
+#include "core/violation.h"
 
 #define CONSUMES_DIRTY 0x1
 #define CONSUMES_YOUNG 0x2
@@ -38,6 +39,15 @@ struct writer_ctx {
 	struct block_hist *h;
 	unsigned j;
 	uint64_t k;
+	/* the last op's verdict beyond the owed bits (core/ops.c: op_run
+	 * judges its postcondition; op_verdict reports) */
+	bool failed;
+	struct violation vio;
+	bool has_ret;           /* ... and what its entry point returned */
+	uint64_t ret;
+	/* the op in flight, for the watchdog (enum op + 1; 0: none) */
+	_Atomic int cur_op;
+	_Atomic unsigned cur_lt, cur_b;
 };
 
 /* Route this thread's mutations into the history. */

@@ -101,4 +101,75 @@ void progress_report(const struct harness_mm *m, const struct probe *p, uint64_t
  * and young state hardware gave it? Fills out and returns false if not. */
 bool oracle_check_owed(struct harness_mm *m, unsigned lt, unsigned block, struct violation *out);
 
+/* ---- what each writer op promises (writers.c; docs/contract.md) ------------
+ * core/ops.c's op_run brackets every op (under the table's PTL) with
+ * op_check_begin and op_check_end: the op's block (every block for a table
+ * move) before (E0) and after (E1), the history records the op made, and
+ * whether any hardware update overlapped it. The mixed-block invariant and
+ * the op's own postcondition (op_desc[].post, core/ops.c, built on the
+ * post_* helpers below) then judge the op. Software is serialised by the
+ * PTL, so E0 -> E1 is the op's doing plus what hardware added (AF set,
+ * RDONLY cleared on a DBM entry): never a bit taken away, never content
+ * changed. */
+#define OP_MAX_BLOCKS 16
+struct op_check {
+	struct harness_mm *m;
+	int op;                      /* enum op (core/ops.h) */
+	unsigned s, n, flags;        /* its arguments (n = 1 for one entry) */
+	unsigned lt, b;              /* table, block */
+	unsigned b0, nb;             /* blocks snapshotted: b0 .. b0 + nb - 1 */
+	bool fixup;                  /* a fault fix-up (core/fault.c) */
+	int rc;                      /* 0: the op did nothing (preconditions) */
+	bool has_ret;
+	uint64_t ret;                /* what the entry point returned */
+	uint64_t want;               /* map: entry s as asked; access_flags: the request */
+	int arg;                     /* access_flags: its dirty argument */
+	uint64_t k0[OP_MAX_BLOCKS], k1[OP_MAX_BLOCKS];   /* the op's records: [k0, k1) */
+	uint64_t he0[OP_MAX_BLOCKS], hb0[OP_MAX_BLOCKS];
+	bool hw_quiet[OP_MAX_BLOCKS];  /* no hardware update overlapped the op */
+	uint64_t E0[OP_MAX_BLOCKS * MAX_CONT_PTES], E1[OP_MAX_BLOCKS * MAX_CONT_PTES];
+};
+
+/* Entry j of snapshotted block blk (b0-relative index i = blk - b0). */
+static inline uint64_t op_e0(const struct op_check *k, unsigned blk, unsigned j)
+{
+	return k->E0[(blk - k->b0) * k->m->cont + j];
+}
+static inline uint64_t op_e1(const struct op_check *k, unsigned blk, unsigned j)
+{
+	return k->E1[(blk - k->b0) * k->m->cont + j];
+}
+
+/* Before the op (PTL held) and after it (its stores visible). */
+void op_check_begin(struct op_check *k, struct harness_mm *m, unsigned lt, unsigned b, bool all);
+void op_check_end(struct op_check *k);
+/* The mixed-block invariant on every snapshotted block: all entries valid
+ * CONT with one mapping (consecutive pfns, one prot), or no CONT bit. */
+bool op_check_blocks(const struct op_check *k, struct violation *out);
+
+/* Helpers of the op table's postconditions (core/ops.c):
+ * the last value the op stored to entry j of block blk (false: none) */
+bool post_last_store(const struct op_check *k, unsigned blk, unsigned j, uint64_t *v);
+/* did the op store to entry j a value with pred true? */
+bool post_some_store(const struct op_check *k, unsigned blk, unsigned j, bool (*pred)(uint64_t));
+/* entry j of the op's block kept its mapping (CONT aside) and its young
+ * and dirty state, but for those in consumes (CONSUMES_*) */
+bool post_kept(const struct op_check *k, unsigned j, unsigned consumes, struct violation *out);
+/* every entry outside [lo, hi) of the op's block kept */
+bool post_kept_outside(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out);
+/* every valid entry of [lo, hi) had bit (CONSUMES_YOUNG: AF, not_aged;
+ * CONSUMES_DIRTY: dirty, not_cleaned) clear at some instant of the op and
+ * the op did not set it again; the aging ops' return value (wrong_return) */
+bool post_cleared(const struct op_check *k, unsigned lo, unsigned hi, unsigned bit,
+		  struct violation *out);
+bool post_young_return(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out);
+/* [lo, hi) of the op's block as an aging op widens the request [s, s+n):
+ * to the whole block if any entry of it was valid and CONT */
+void post_affected(const struct op_check *k, unsigned *lo, unsigned *hi);
+/* Fill out: kind, the summary (printf-style, after "KIND: OP ARGS on table T
+ * block B: "), and the detail (the block before and after, entry j's
+ * stores in the op; j < 0: none in particular). Returns false. */
+bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind, int j,
+	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif

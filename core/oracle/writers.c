@@ -44,3 +44,293 @@ bool oracle_check_owed(struct harness_mm *m, unsigned lt, unsigned block, struct
 	}
 	return true;
 }
+
+/* ---- writer postconditions (docs/contract.md, "What writers promise") ---- */
+#include <stdarg.h>
+
+#include "core/oracle/history.h"
+#include "core/ops.h"
+
+void op_check_begin(struct op_check *k, struct harness_mm *m, unsigned lt, unsigned b, bool all)
+{
+	const uint64_t *e = hmm_slot_entries(m, m->tables[lt]);
+	unsigned cont = m->cont;
+
+	k->m = m;
+	k->lt = lt;
+	k->b = b;
+	k->b0 = all ? 0 : b;
+	k->nb = all ? m->bpt : 1;
+	k->rc = 0;
+	k->has_ret = false;
+	k->ret = k->want = 0;
+	k->fixup = false;
+	for (unsigned i = 0; i < k->nb; i++) {
+		struct block_hist *h = hmm_hist(m, lt, k->b0 + i);
+
+		/* hardware: nothing in flight now (end == begin, read in that
+		 * order), and begin unchanged at the end: no update overlapped */
+		k->he0[i] = atomic_load_explicit(&h->hw_end, memory_order_acquire);
+		k->hb0[i] = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
+		k->k0[i] = atomic_load_explicit(&h->lseq, memory_order_relaxed);
+	}
+	for (unsigned i = 0; i < k->nb * cont; i++)
+		k->E0[i] = acc_peek(&e[k->b0 * cont + i]);
+}
+
+void op_check_end(struct op_check *k)
+{
+	struct harness_mm *m = k->m;
+	const uint64_t *e = hmm_slot_entries(m, m->tables[k->lt]);   /* moved: the new page */
+	unsigned cont = m->cont;
+
+	for (unsigned i = 0; i < k->nb * cont; i++)
+		k->E1[i] = acc_peek(&e[k->b0 * cont + i]);
+	/* a hardware update whose result E1 shows had announced itself
+	 * (hw_begin, then a fence, then its compare-and-swap) */
+	atomic_thread_fence(memory_order_acquire);
+	for (unsigned i = 0; i < k->nb; i++) {
+		struct block_hist *h = hmm_hist(m, k->lt, k->b0 + i);
+
+		k->k1[i] = atomic_load_explicit(&h->lseq, memory_order_relaxed);
+		k->hw_quiet[i] = k->he0[i] == k->hb0[i] &&
+				 atomic_load_explicit(&h->hw_begin, memory_order_acquire) == k->hb0[i];
+	}
+}
+
+static const char *op_label(const struct op_check *k, char *buf, size_t len)
+{
+	const struct op_desc *d = &op_desc[k->op];
+
+	if (d->shape == OP_SHAPE_RANGE)
+		snprintf(buf, len, "%s %u+%u%s", d->name, k->s, k->n,
+			 k->op == OP_CLEAR_YOUNG_DIRTY && (k->flags & OPF_DIRTY) ? " dirty" : "");
+	else if (d->shape == OP_SHAPE_ENTRY)
+		snprintf(buf, len, "%s%s %u", k->fixup ? "fault fix-up " : "", d->name, k->s);
+	else
+		snprintf(buf, len, "%s", d->name);
+	return buf;
+}
+
+bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind, int j,
+	       const char *fmt, ...)
+{
+	struct harness_mm *m = k->m;
+	unsigned shift = m->g->page_shift, cont = m->cont;
+	char label[96];
+	size_t off;
+	va_list ap;
+
+	out->kind = kind;
+	off = snprintf(out->summary, sizeof(out->summary), "%s: %s on table %u block %u: ",
+		       vkind_name(kind), op_label(k, label, sizeof(label)), k->lt, k->b);
+	va_start(ap, fmt);
+	if (off < sizeof(out->summary))
+		vsnprintf(out->summary + off, sizeof(out->summary) - off, fmt, ap);
+	va_end(ap);
+	off = snprintf(out->detail, sizeof(out->detail),
+		       "  writer op %s (under the PTL)%s%s; hardware %s during the op\n"
+		       "  entry  before the op                                   after it\n",
+		       label, k->has_ret ? ", returned " : "",
+		       k->has_ret ? (k->op == OP_UNMAP ? pm_format(k->ret, shift).s
+				     : k->ret ? "true/nonzero" : "false/0") : "",
+		       k->hw_quiet[k->b - k->b0] ? "quiet (no update overlapped it)" : "active");
+	for (unsigned i = 0; i < cont && off < sizeof(out->detail) - 300; i++) {
+		bool in = k->op == OP_RETIRE || (i >= k->s && i < k->s + k->n);
+
+		off += snprintf(out->detail + off, sizeof(out->detail) - off, "  %3u%c%c %-52s %s\n", i,
+				in ? '*' : ' ', (int)i == j ? '<' : ' ', pm_format(op_e0(k, k->b, i), shift).s,
+				pm_format(op_e1(k, k->b, i), shift).s);
+	}
+	if (j >= 0 && off < sizeof(out->detail) - 300) {
+		const struct block_hist *h = hmm_hist(m, k->lt, k->b);
+		uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
+		unsigned n = 0;
+
+		off += snprintf(out->detail + off, sizeof(out->detail) - off,
+				"  (* the op's range; < entry %d) the op's stores to entry %d, newest first:\n", j, j);
+		while (cur && cur - 1 >= k->k0[k->b - k->b0] && n < 16 && off < sizeof(out->detail) - 200) {
+			unsigned entry;
+			uint64_t value, prev;
+
+			if (!history_read(h, cur - 1, &entry, &value, &prev))
+				break;
+			off += snprintf(out->detail + off, sizeof(out->detail) - off, "    record %llu: %s\n",
+					(unsigned long long)(cur - 1), pm_format(value, shift).s);
+			cur = prev;
+			n++;
+		}
+		if (!n && off < sizeof(out->detail) - 100)
+			snprintf(out->detail + off, sizeof(out->detail) - off, "    none\n");
+	}
+	return false;
+}
+
+bool post_last_store(const struct op_check *k, unsigned blk, unsigned j, uint64_t *v)
+{
+	const struct block_hist *h = hmm_hist(k->m, k->lt, blk);
+	uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire), prev;
+	unsigned entry;
+
+	/* records complete: the op's own, made by this thread */
+	if (!cur || cur - 1 < k->k0[blk - k->b0])
+		return false;
+	return history_read(h, cur - 1, &entry, v, &prev);
+}
+
+bool post_some_store(const struct op_check *k, unsigned blk, unsigned j, bool (*pred)(uint64_t))
+{
+	const struct block_hist *h = hmm_hist(k->m, k->lt, blk);
+	uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
+
+	while (cur && cur - 1 >= k->k0[blk - k->b0]) {
+		unsigned entry;
+		uint64_t value, prev;
+
+		if (!history_read(h, cur - 1, &entry, &value, &prev))
+			return false;
+		if (pred(value))
+			return true;
+		cur = prev;
+	}
+	return false;
+}
+
+bool op_check_blocks(const struct op_check *k, struct violation *out)
+{
+	unsigned cont = k->m->cont, shift = k->m->g->page_shift;
+
+	for (unsigned blk = k->b0; blk < k->b0 + k->nb; blk++) {
+		unsigned first = cont, ncont = 0;
+
+		for (unsigned j = 0; j < cont; j++)
+			if (pm_cont(op_e1(k, blk, j))) {
+				ncont++;
+				if (first == cont)
+					first = j;
+			}
+		if (!ncont)
+			continue;
+		for (unsigned j = 0; j < cont; j++) {
+			uint64_t v = op_e1(k, blk, j), f = op_e1(k, blk, first);
+
+			if (pm_valid_cont(v) && pm_content(v) == pm_content_at(f, first, j, shift))
+				continue;
+			struct op_check kb = *k;   /* report on the mixed block */
+
+			kb.b = blk;
+			return post_fail(&kb, out, VK_MIXED_BLOCK, (int)j,
+					 "block %u left with %u of %u entries CONT when the PTL is released; entry %u %s",
+					 blk, ncont, cont, j,
+					 !pm_valid(v) ? "is not valid" : !pm_cont(v) ? "is not CONT"
+					 : "maps another folio or prot than the block's first CONT entry");
+		}
+	}
+	return true;
+}
+
+/* Content with the CONT bit set aside (fold and unfold change it). */
+static uint64_t content_nc(uint64_t v) { return pm_content(pm_mknoncont(v)); }
+
+bool post_kept(const struct op_check *k, unsigned j, unsigned consumes, struct violation *out)
+{
+	uint64_t a = op_e0(k, k->b, j), z = op_e1(k, k->b, j);
+
+	if (!pm_valid(a)) {
+		if (z != a)
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u outside what the op may change was %s and became %s", j,
+					 a ? "not valid" : "none", pm_valid(z) ? "valid" : "another non-valid value");
+		return true;
+	}
+	if (!pm_valid(z) || content_nc(z) != content_nc(a))
+		return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+				 "entry %u %s although the op must keep its mapping", j,
+				 pm_valid(z) ? "maps another page or prot" : "was cleared");
+	if (!(consumes & CONSUMES_DIRTY) && pm_dirty(a) && !pm_dirty(z))
+		return post_fail(k, out, VK_DIRTY_LOST, (int)j,
+				 "entry %u was dirty before the op and is clean after it; this op may not clean it", j);
+	if (!(consumes & CONSUMES_YOUNG) && pm_young(a) && !pm_young(z))
+		return post_fail(k, out, VK_YOUNG_LOST, (int)j,
+				 "entry %u was young before the op and is old after it; this op may not age it", j);
+	return true;
+}
+
+bool post_kept_outside(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out)
+{
+	for (unsigned j = 0; j < k->m->cont; j++)
+		if ((j < lo || j >= hi) && !post_kept(k, j, 0, out))
+			return false;
+	return true;
+}
+
+void post_affected(const struct op_check *k, unsigned *lo, unsigned *hi)
+{
+	*lo = k->s;
+	*hi = k->s + k->n;
+	for (unsigned j = k->s; j < k->s + k->n; j++)
+		if (pm_valid_cont(op_e0(k, k->b, j))) {
+			*lo = 0;
+			*hi = k->m->cont;
+			return;
+		}
+}
+
+static bool is_young(uint64_t v) { return pm_valid(v) && pm_young(v); }
+
+static bool is_dirty(uint64_t v) { return pm_valid(v) && pm_dirty(v); }
+
+bool post_cleared(const struct op_check *k, unsigned lo, unsigned hi, unsigned bit,
+		  struct violation *out)
+{
+	bool (*has)(uint64_t) = bit == CONSUMES_DIRTY ? is_dirty : is_young;
+
+	for (unsigned j = lo; j < hi; j++) {
+		uint64_t a = op_e0(k, k->b, j), last;
+		bool stored = post_last_store(k, k->b, j, &last);
+
+		if (!pm_valid(a))
+			continue;
+		/* Only software ever takes AF or the dirty state away, and under
+		 * the PTL that is the op: if its last store to the entry (or,
+		 * with none, the entry before the op) has the bit, the bit was
+		 * set from then on. If it lacks it, the bit was clear at that
+		 * instant, and whatever is there now hardware set since. */
+		if (stored ? !has(last) : !has(a))
+			continue;
+		return post_fail(k, out, bit == CONSUMES_DIRTY ? VK_NOT_CLEANED : VK_NOT_AGED, (int)j,
+				 "entry %u was %s before the op and the op never cleared it (%s): %s", j,
+				 bit == CONSUMES_DIRTY ? "dirty" : "young",
+				 stored ? "its last store kept the bit" : "it never stored to the entry",
+				 bit == CONSUMES_DIRTY ? "MADV_FREE keeps a page it should drop"
+						       : "reclaim never sees the folio age");
+	}
+	return true;
+}
+
+bool post_young_return(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out)
+{
+	bool young_before = false, young_stored = false;
+	int which = -1;
+
+	for (unsigned j = lo; j < hi; j++) {
+		if (is_young(op_e0(k, k->b, j)) && which < 0) {
+			young_before = true;
+			which = (int)j;
+		}
+		young_stored |= post_some_store(k, k->b, j, is_young);
+	}
+	/* young before the op: it stayed young until the op's own store to
+	 * it (nothing else clears AF under the PTL), so the op saw it */
+	if (young_before && !k->ret)
+		return post_fail(k, out, VK_WRONG_RETURN, which,
+				 "returned false, but entry %d of the range it ages was young when it began "
+				 "(and only the op itself could clear it)", which);
+	/* no entry young before, in any value the op wrote, and no hardware
+	 * update during it: none was young at any instant */
+	if (k->ret && !young_before && !young_stored && k->hw_quiet[k->b - k->b0])
+		return post_fail(k, out, VK_WRONG_RETURN, -1,
+				 "returned true, but no entry of [%u, %u) was young at any instant of the op "
+				 "(all old before it, no hardware update during it)", lo, hi);
+	return true;
+}
