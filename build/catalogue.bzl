@@ -50,6 +50,13 @@ MUTANTS = [
     struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost|young_lost", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
     struct(name = "unmap_no_unfold", base = "baseline", expect = "mixed_block", what = "partial unmap of a CONT block without unfolding it first"),
     struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
+    struct(name = "wrprotect_skips_block", base = "baseline", expect = "still_writable", what = "wrprotect_ptes skips a fully covered block (its loop over whole blocks starts one block late)"),
+    struct(name = "young_no_clear", base = "baseline", expect = "not_aged", what = "block aging gathers and returns the young state but never clears AF"),
+    struct(name = "young_last_only", base = "baseline", expect = "wrong_return", what = "block aging returns the last entry's young state, not the OR (young = instead of young |=)"),
+    struct(name = "cyd_byte_span", base = "baseline", expect = "out_of_bounds", what = "clear_young_dirty_ptes passes the range's span in bytes where a count of entries is due (the 2024-05 out-of-bounds bug)"),
+    struct(name = "access_flags_gathered_noop", base = "baseline", expect = "flags_not_set|fault_loop", what = "set_access_flags: the no-op test compares the request with the gathered ptep_get value (the bug the 2026-03 fix removed)"),
+    struct(name = "fold_leaves_last", base = "baseline", expect = "mixed_block", what = "fold rewrites all but the last entry of the block (cleared, left none)"),
+    struct(name = "unmap_drops_dirty", base = "baseline", expect = "wrong_return", what = "get_and_clear_full_ptes returns without the dirty state of the entries after the first"),
     struct(name = "publish_no_wmb", base = "baseline", expect = "use_after_free|torn_mapping", memory = "arm", what = "a new page table published without smp_wmb: a walker may find it before its clearing and entries are visible"),
 ]
 

@@ -55,13 +55,14 @@ static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j
 		 write ? "wrote" : "read", lt, b, j, nlog, write ? "AF and write access" : "AF");
 	off += snprintf(out->detail + off, sizeof(out->detail) - off,
 			"  the device walks the one descriptor; core-mm's fix-up reads the entry with\n"
-			"  ptep_get_lockless, then under the PTL calls ptep_set_access_flags(mkyoung%s(that))\n"
+			"  ptep_get_lockless, then under the PTL calls ptep_set_access_flags(mkyoung(%sthat%s))\n"
 			"  fault  the entry as the device read it                  the lockless read         fix-up\n",
-			write ? "(mkdirty" : "", write ? ")" : "");
+			write ? "mkdirty(" : "", write ? ")" : "");
 	for (unsigned i = 0; i < nlog && off < sizeof(out->detail) - 300; i++)
 		off += snprintf(out->detail + off, sizeof(out->detail) - off, "  %4u   %-52s %-24s %s\n", i + 1,
-				pm_format(log[i].seen, shift).s, pm_format(log[i].orig, shift).s,
-				!log[i].fixed ? "skipped (ptep_get had changed)"
+				pm_format(log[i].seen, shift).s, i + 1 == nlog ? "" : pm_format(log[i].orig, shift).s,
+				i + 1 == nlog ? "(past the bound: reported)"
+				: !log[i].fixed ? "skipped (ptep_get had changed)"
 				: log[i].ret ? "ptep_set_access_flags returned 1" : "ptep_set_access_flags returned 0");
 	off += snprintf(out->detail + off, sizeof(out->detail) - off, "  the block now:\n");
 	for (unsigned i = 0; i < m->cont && off < sizeof(out->detail) - 300; i++)

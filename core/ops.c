@@ -808,10 +808,17 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	return rc;
 }
 
+/* Reported before the owed bits: the op was stopped (out_of_bounds), or it
+ * left a block half CONT (a bit it dropped with the rest shows as owed). */
+static bool first_in_verdict(const struct violation *v)
+{
+	return v->kind == VK_OOB || v->kind == VK_MIXED_BLOCK;
+}
+
 bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int touched,
 		struct violation *out)
 {
-	if (w->failed && w->vio.kind == VK_OOB) {
+	if (w->failed && first_in_verdict(&w->vio)) {
 		*out = w->vio;
 		return false;
 	}

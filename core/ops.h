@@ -160,8 +160,8 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 
 /* After op_run, still under the PTL: the op's verdict, in this order: an
  * access outside its blocks (out_of_bounds: the op was stopped before it),
- * hardware's bits on the blocks it touched (oracle_check_owed), then the
- * mixed-block invariant and its postcondition (op_desc[].post). False with
+ * the mixed-block invariant, hardware's bits on the blocks it touched
+ * (oracle_check_owed), then its postcondition (op_desc[].post). False with
  * out filled on a violation. */
 bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int touched,
 		struct violation *out);

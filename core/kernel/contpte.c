@@ -43,7 +43,7 @@ static void contpte_convert(struct mm_struct *mm, unsigned long addr,
 	}
 	if (!system_supports_bbml2_noabort())
 		__flush_tlb_range(&vma, start, start + CONT_PTE_SIZE, PAGE_SIZE, true, 3);
-	__set_ptes(mm, start, first, pte, CONT_PTES);
+	__set_ptes(mm, start, first, pte, CONT_PTES - (MUTANT(fold_leaves_last) && pte_cont(pte)));
 }
 
 /* Entries may be folded only if all are valid, map one naturally aligned
@@ -279,8 +279,14 @@ bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long
 	bool young = false;
 
 	ptep = contpte_widen(&addr, ptep, &nr);
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		young |= __ptep_test_and_clear_young(vma, addr, ptep);
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE) {
+		if (MUTANT(young_no_clear))
+			young |= pte_young(__ptep_get(ptep));
+		else if (MUTANT(young_last_only))
+			young = __ptep_test_and_clear_young(vma, addr, ptep);
+		else
+			young |= __ptep_test_and_clear_young(vma, addr, ptep);
+	}
 	return young;
 }
 
@@ -302,6 +308,14 @@ void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pte
 			    unsigned int nr)
 {
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	if (MUTANT(wrprotect_skips_block) && ptep == contpte_align_down(ptep) && nr >= CONT_PTES) {
+		/* the loop over whole blocks starts one block late */
+		ptep += CONT_PTES;
+		addr += CONT_PTE_SIZE;
+		nr -= CONT_PTES;
+		if (!nr)
+			return;
+	}
 	__wrprotect_ptes(mm, addr, ptep, nr);
 }
 
@@ -309,6 +323,8 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
 				    pte_t *ptep, unsigned int nr, cydp_t flags)
 {
 	ptep = contpte_widen(&addr, ptep, &nr);
+	if (MUTANT(cyd_byte_span))
+		nr *= PAGE_SIZE;        /* the span in bytes where a count of entries is due */
 	__clear_young_dirty_ptes(vma, addr, ptep, nr, flags);
 }
 
@@ -326,6 +342,9 @@ int contpte_ptep_set_access_flags(struct vm_area_struct *vma, unsigned long addr
 	unsigned long start;
 	int i, changed = 0;
 
+	/* the no-op test of the 2026 fix's parent: the gathered value */
+	if (MUTANT(access_flags_gathered_noop) && pte_val(orig_pte) == pte_val(entry))
+		return 0;
 	if (pte_write(orig_pte) != pte_write(entry)) {
 		__contpte_try_unfold(vma->vm_mm, addr, ptep, orig_pte);
 		return __ptep_set_access_flags(vma, addr, ptep, entry, dirty);

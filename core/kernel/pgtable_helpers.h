@@ -46,7 +46,7 @@ static inline pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned lon
 		ptep++;
 		addr += PAGE_SIZE;
 		ent = __ptep_get_and_clear(mm, addr, ptep);
-		if (pte_dirty(ent))
+		if (pte_dirty(ent) && !MUTANT(unmap_drops_dirty))
 			pte = pte_mkdirty(pte);
 		if (pte_young(ent))
 			pte = pte_mkyoung(pte);
