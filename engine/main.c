@@ -31,6 +31,7 @@
 #include "engine/search.h"
 #include "engine/shrink.h"
 #include "engine/timeline.h"
+#include "engine/watchdog.h"
 
 static const char *prog = "engine";
 
@@ -43,6 +44,38 @@ static int describe_subject(const struct variant *v)
 		return 0;
 	done = true;
 	return variant_describe(v, prog);
+}
+
+/* The watchdog (engine/watchdog.h): the program running now, and where
+ * explore saves it when its thread spins without a scheduling point. */
+static const struct script *wd_script;
+static const char *wd_save;
+
+static void save_stalled(void)
+{
+	static struct script s;
+	static char text[SCRIPT_TEXT_MAX];
+	char path[4096];
+	unsigned nt = eng.ntaken < SCRIPT_MAX_SCHED ? eng.ntaken : SCRIPT_MAX_SCHED;
+	FILE *f;
+
+	if (!wd_script || !wd_save)
+		return;
+	s = *wd_script;
+	memcpy(s.sched, eng.taken, nt);
+	s.nsched = nt;
+	if (s.memory == MEM_ARM) {
+		unsigned nc = eng.ntaken_choices < SCRIPT_MAX_CHOICES ? eng.ntaken_choices : SCRIPT_MAX_CHOICES;
+
+		memcpy(s.choices, eng.taken_choices, nc);
+		s.nchoices = nc;
+	}
+	s.expect = (uint8_t)EXPECT_KIND(VK_HANG);
+	script_print(&s, text, sizeof(text));
+	snprintf(path, sizeof(path), "%s/hang-%s-%uk.txt", wd_save, s.variant, s.granule_kb);
+	if ((f = fopen(path, "w")) && fputs(text, f) >= 0 && !fclose(f))
+		fprintf(stderr, "%s: watchdog: the program with the schedule up to the spin saved to %s\n"
+			"  (its replay spins the same way: tools/repro %s)\n", prog, path, path);
 }
 
 static int usage(void)
@@ -219,6 +252,7 @@ static int cmd_replay(int argc, char **argv)
 			if (describe_subject(run_find_variant(s.variant, s.granule_kb, e2, sizeof(e2))))
 				return 2;
 		}
+		wd_script = &s;
 		run_script(&s, &o, &r);
 		if (r.status == RS_ERROR) {
 			fprintf(stderr, "%s: %s: %s\n", prog, argv[i], r.error);
@@ -359,6 +393,9 @@ static int cmd_explore(int argc, char **argv)
 					.progress = isatty(2) ? show_progress : NULL };
 	double t;
 
+	wd_script = &s;
+	wd_save = save;
+	mkdir(save, 0777);
 	search_init(&x, v, strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT, depth, seed);
 	x.memory = memory;
 	x.pool = pool;
@@ -602,6 +639,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (strcmp(argv[1], "bench"))
+		watchdog_start(prog, save_stalled);
 	if (!strcmp(argv[1], "replay"))
 		return cmd_replay(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "explore"))

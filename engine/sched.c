@@ -10,6 +10,9 @@
 extern _Bool eng_arm;     /* engine/access_sched.c */
 
 struct eng eng = { .cur = -1 };   /* -1: set-up code, no thread running */
+_Atomic uint64_t eng_heartbeat;
+_Atomic int eng_running = -1;
+static uint64_t beats;
 
 const char *const eng_kind_names[EK_COUNT] = {
 	"load", "store", "cmpxchg", "xchg", "or", "andnot",
@@ -103,7 +106,10 @@ static void resume(unsigned tid)
 	main_acc = acc_self;
 	eng.cur = (int)tid;
 	eng_arm = eng.pol.memory == MEM_ARM;
+	atomic_store_explicit(&eng_heartbeat, ++beats, memory_order_relaxed);
+	atomic_store_explicit(&eng_running, (int)tid, memory_order_relaxed);
 	coro_resume(&eng.main, &t->co);
+	atomic_store_explicit(&eng_running, -1, memory_order_relaxed);
 	eng_arm = 0;
 	eng.cur = -1;
 	acc_self = main_acc;

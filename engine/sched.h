@@ -146,6 +146,12 @@ struct eng {
 
 extern struct eng eng;
 
+/* For the watchdog (engine/watchdog.h), read from its own thread: a count
+ * that moves with every step, and the running thread (-1: the scheduler). */
+#include <stdatomic.h>
+extern _Atomic uint64_t eng_heartbeat;
+extern _Atomic int eng_running;
+
 /* Set up threads (stacks are allocated once and kept). -1 on failure. */
 int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
 	     const void *base, size_t size);

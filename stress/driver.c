@@ -334,8 +334,8 @@ static size_t describe_op(char *buf, size_t len, const char *who, unsigned i, co
 
 	if (!op)
 		return snprintf(buf, len, "  %s %u: not inside a writer op (%s)\n", who, i,
-				!strcmp(who, "faulting device") ? "its table walk or its fault path's lockless read"
-								: "between ops");
+				!strcmp(who, "faulting device") ? "waiting for the table's PTL, or in its walk or lockless read"
+								: "waiting for the table's PTL, or between ops");
 	return snprintf(buf, len, "  %s %u: inside writer op %s on table %u block %u (the subject's code)\n",
 			who, i, op_name((enum op)(op - 1)), atomic_load(&c->cur_lt), atomic_load(&c->cur_b));
 }
@@ -465,7 +465,8 @@ int stress_run(const struct stress_cfg *cfg)
 			 "  for ever, a wrong loop bound) or a spin with no load the harness can interrupt.\n"
 			 "  Still running:\n%s", stuck);
 		report(&vio);
-		fprintf(stderr, "\nhammer: watchdog: %s\n%s", vio.summary, vio.detail);
+		fprintf(stderr, "\nhammer: watchdog: threads did not return within %.0f s of the run's end\n",
+			STRESS_GRACE_S);
 	}
 	/* Final writer-vs-hardware check with everything stopped. */
 	if (!hung && (!atomic_load(&n_violations) || cfg->keep_going))
