@@ -3,7 +3,8 @@
 # kernel tree on the engine (build/drivers.bzl). The correct build CLEAN
 # replays every 4k corpus seed clean and survives 20000 random-schedule
 # runs; the broken build BROKEN is caught by PCT exploration with a KIND
-# violation, and the saved script replays to the same violation.
+# violation (KIND may list several, a|b), and the saved script replays to
+# the same violation.
 set -uo pipefail
 variant=$1 clean=$2 broken=$3 kind=$4 fail=0
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -16,7 +17,7 @@ done
 out=$("$broken" explore --variant="$variant" --strategy=pct --depth=3 --seconds=20 --save="$tmp/broken")
 rc=$?
 echo "$out"
-if [[ $rc != 1 ]] || ! grep -q "$kind violation" <<<"$out"; then
+if [[ $rc != 1 ]] || ! grep -qE "($kind) violation" <<<"$out"; then
   echo "FAIL: the broken $variant was not caught with $kind (exit $rc)"; fail=1
 else
   saved=$(sed -n 's/.*script saved to //p' <<<"$out")

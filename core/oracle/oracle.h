@@ -159,13 +159,12 @@ bool post_kept(const struct op_check *k, unsigned j, unsigned consumes, struct v
 bool post_kept_outside(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out);
 /* every valid entry of [lo, hi) had bit (CONSUMES_YOUNG: AF, not_aged;
  * CONSUMES_DIRTY: dirty, not_cleaned) clear at some instant of the op and
- * the op did not set it again; the aging ops' return value (wrong_return) */
+ * the op did not set it again. The aging ops' return value (wrong_return):
+ * true if the op cleared AF of an entry young when it began; false if no
+ * entry of the block was young at any instant of it. */
 bool post_cleared(const struct op_check *k, unsigned lo, unsigned hi, unsigned bit,
 		  struct violation *out);
-bool post_young_return(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out);
-/* [lo, hi) of the op's block as an aging op widens the request [s, s+n):
- * to the whole block if any entry of it was valid and CONT */
-void post_affected(const struct op_check *k, unsigned *lo, unsigned *hi);
+bool post_young_return(const struct op_check *k, struct violation *out);
 /* Fill out: kind, the summary (printf-style, after "KIND: OP ARGS on table T
  * block B: "), and the detail (the block before and after, entry j's
  * stores in the op; j < 0: none in particular). Returns false. */

@@ -264,18 +264,6 @@ bool post_kept_outside(const struct op_check *k, unsigned lo, unsigned hi, struc
 	return true;
 }
 
-void post_affected(const struct op_check *k, unsigned *lo, unsigned *hi)
-{
-	*lo = k->s;
-	*hi = k->s + k->n;
-	for (unsigned j = k->s; j < k->s + k->n; j++)
-		if (pm_valid_cont(op_e0(k, k->b, j))) {
-			*lo = 0;
-			*hi = k->m->cont;
-			return;
-		}
-}
-
 static bool is_young(uint64_t v) { return pm_valid(v) && pm_young(v); }
 
 static bool is_dirty(uint64_t v) { return pm_valid(v) && pm_dirty(v); }
@@ -308,29 +296,31 @@ bool post_cleared(const struct op_check *k, unsigned lo, unsigned hi, unsigned b
 	return true;
 }
 
-bool post_young_return(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out)
+bool post_young_return(const struct op_check *k, struct violation *out)
 {
 	bool young_before = false, young_stored = false;
-	int which = -1;
+	int cleared = -1;
 
-	for (unsigned j = lo; j < hi; j++) {
-		if (is_young(op_e0(k, k->b, j)) && which < 0) {
-			young_before = true;
-			which = (int)j;
-		}
+	for (unsigned j = 0; j < k->m->cont; j++) {
+		uint64_t a = op_e0(k, k->b, j), last;
+
+		young_before |= is_young(a);
 		young_stored |= post_some_store(k, k->b, j, is_young);
+		/* young when the op began (it stayed young until the op's own
+		 * store: nothing else clears AF under the PTL), and cleared by
+		 * the op: the op saw it young and took it away */
+		if (cleared < 0 && is_young(a) && post_last_store(k, k->b, j, &last) && !is_young(last))
+			cleared = (int)j;
 	}
-	/* young before the op: it stayed young until the op's own store to
-	 * it (nothing else clears AF under the PTL), so the op saw it */
-	if (young_before && !k->ret)
-		return post_fail(k, out, VK_WRONG_RETURN, which,
-				 "returned false, but entry %d of the range it ages was young when it began "
-				 "(and only the op itself could clear it)", which);
+	if (cleared >= 0 && !k->ret)
+		return post_fail(k, out, VK_WRONG_RETURN, cleared,
+				 "returned false, but it cleared the access flag of entry %d, which was young "
+				 "when it began: the caller never learns the folio was referenced", cleared);
 	/* no entry young before, in any value the op wrote, and no hardware
 	 * update during it: none was young at any instant */
 	if (k->ret && !young_before && !young_stored && k->hw_quiet[k->b - k->b0])
 		return post_fail(k, out, VK_WRONG_RETURN, -1,
-				 "returned true, but no entry of [%u, %u) was young at any instant of the op "
-				 "(all old before it, no hardware update during it)", lo, hi);
+				 "returned true, but no entry of the block was young at any instant of the op "
+				 "(all old before it, no hardware update during it)");
 	return true;
 }

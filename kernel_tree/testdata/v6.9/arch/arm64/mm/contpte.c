@@ -12,8 +12,12 @@
  * contpte_clear_young_dirty_ptes); readers taking pte_t *; __flush_tlb_range
  * with (last_level, tlb_level), __flush_tlb_range_nosync taking the vma; no
  * BBML2_NOABORT; the fault fix-up's no-op test on the gathered value, as
- * that generation had it. testdata/patches/v6.9_mkold_clean.patch adds the
- * MADV_FREE batching posted on this tree. Expected: runs clean.
+ * that generation had it: the bug the 2026-03 fix removed (a young sibling
+ * hides an old target; a device without hardware AF faults for ever).
+ * Expected: flags_not_set or fault_loop; with
+ * testdata/patches/fix_access_flags_noop.patch (the fix), clean.
+ * testdata/patches/v6.9_mkold_clean.patch adds the MADV_FREE batching
+ * posted on this tree (tested on the fixed tree).
  */
 
 #include <linux/mm.h>
