@@ -128,11 +128,15 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 		prev_rec = rec;
 
 		/* core-mm: vmf->orig_pte = ptep_get_lockless(), then the PTL */
+		if (e->reading)
+			e->reading(e, lt, b, j, true);
 		rcu_read_lock();
 		p = entry_of(m, lt, b, j);
 		orig = m->v->ptep_get_lockless(p);
 		TSAN_RCU_READ_END();
 		rcu_read_unlock();
+		if (e->reading)
+			e->reading(e, lt, b, j, false);
 		log[tries].orig = a.entry = orig;
 		e->lock(e, lt);
 		log[tries].fixed = op_run(m, e->w, e->plans, lt, b, OP_ACCESS_FLAGS, &a, &touched);

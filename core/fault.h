@@ -46,6 +46,9 @@ struct fault_env {
 	void (*lock)(struct fault_env *e, unsigned lt);
 	void (*unlock)(struct fault_env *e, unsigned lt);
 	bool (*stopping)(struct fault_env *e);
+	/* around the fault path's lockless read (NULL: nothing to do): it is
+	 * a reader, and a broken reader may spin in it */
+	void (*reading)(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool begin);
 	void *data;
 	uint64_t fixups;           /* fix-ups made (statistics) */
 };

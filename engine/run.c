@@ -204,12 +204,32 @@ static void fault_lock(struct fault_env *e, unsigned lt) { (void)e; (void)lt; en
 static void fault_unlock(struct fault_env *e, unsigned lt) { (void)e; (void)lt; eng_unlock(0); }
 static bool fault_stopping(struct fault_env *e) { (void)e; return false; }
 
+/* The fault path's lockless read is a read: one that never returns while
+ * nothing else can run is a livelock (property 4), reported as a reader's. */
+static void fault_reading(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool begin)
+{
+	unsigned tid = (unsigned)eng.cur;
+	struct probe *p = &R.probe[tid];
+
+	(void)e;
+	if (begin) {
+		p->o.lt = lt;
+		p->o.block = b;
+		p->o.t = j;
+		p->o.locked = false;
+		p->e = hmm_slot_entries(R.m, R.m->tables[lt]) + b * R.m->cont;
+		eng.th[tid].solo_loads = 0;
+	}
+	R.reading[tid] = begin;
+}
+
 static void do_fault(unsigned tid, const struct instr *in)
 {
 	struct writer_ctx *w = &wctx[tid];
 	struct fault_env env = {
 		.m = R.m, .w = w, .plans = R.plans,
 		.lock = fault_lock, .unlock = fault_unlock, .stopping = fault_stopping,
+		.reading = fault_reading,
 	};
 	struct violation vio;
 	int bad;

@@ -15,6 +15,7 @@
 #include "core/access.h"
 #include "core/fault.h"
 #include "core/oracle/history.h"
+#include "core/rcu_tsan.h"
 #include "stress/agents.h"
 
 static void ptl_lock(struct fault_env *e, unsigned lt)
@@ -32,16 +33,28 @@ static bool stopping(struct fault_env *e)
 	return atomic_load_explicit(&((struct stress_world *)e->data)->stop, memory_order_relaxed);
 }
 
-/* The fault path's lockless read may spin in a broken reader: once the run
- * is over, leave it (the readers' own checks judge it). */
+/* The fault path's lockless read may spin in a broken reader. It is a
+ * reader then: in a still phase it stands still like the writers (so that
+ * the readers' livelock can be seen), and once the run is over it leaves
+ * (the readers' own checks judge that reader). Never with the PTL held. */
 static __thread sigjmp_buf *faulter_out;
 static __thread struct stress_world *faulter_world;
+static __thread bool faulter_in_read;
+
+static void faulter_reading(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool begin)
+{
+	(void)e; (void)lt; (void)b; (void)j;
+	faulter_in_read = begin;
+}
 
 static void faulter_on_limit(struct acc_thread *t)
 {
-	if (atomic_load_explicit(&faulter_world->stop, memory_order_relaxed) && faulter_out)
-		siglongjmp(*faulter_out, 1);
-	acc_arm(t, 1 << 16);
+	if (faulter_in_read) {
+		if (atomic_load_explicit(&faulter_world->stop, memory_order_relaxed) && faulter_out)
+			siglongjmp(*faulter_out, 1);
+		agents_park_point(faulter_world);
+	}
+	acc_arm(t, 64);
 }
 
 static void *faulter_main(void *arg)
@@ -51,7 +64,8 @@ static void *faulter_main(void *arg)
 	struct harness_mm *M = &w->m;
 	struct fault_env env = {
 		.m = M, .w = &a->ctx, .plans = w->plans,
-		.lock = ptl_lock, .unlock = ptl_unlock, .stopping = stopping, .data = w,
+		.lock = ptl_lock, .unlock = ptl_unlock, .stopping = stopping,
+		.reading = faulter_reading, .data = w,
 	};
 	sigjmp_buf out;
 
@@ -61,9 +75,12 @@ static void *faulter_main(void *arg)
 	faulter_world = w;
 	faulter_out = &out;
 	acc_self.on_limit = faulter_on_limit;
-	acc_arm(&acc_self, 1 << 16);
-	if (sigsetjmp(out, 0))
-		goto done;          /* the PTL is not held: only the lockless read spins */
+	acc_arm(&acc_self, 64);
+	if (sigsetjmp(out, 0)) {
+		TSAN_RCU_READ_END();
+		rcu_read_unlock();  /* left from inside the lockless read (no PTL held) */
+		goto done;
+	}
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&a->rng, M->ntables), b = rng_below(&a->rng, M->bpt);
 		unsigned hot = atomic_load_explicit(&w->hot_block, memory_order_relaxed);
