@@ -59,28 +59,32 @@ struct acc_thread {
 	const struct acc_observer *observer;
 	void *observer_data;
 	void (*on_limit)(struct acc_thread *t);
-	/* The write window (core/ops.c sets it around a writer op): a
-	 * mutation of an address outside [wlo, wlo + wlen) calls on_wild
-	 * instead of happening, which must not return (it ends the op). wlen
-	 * 0: no window (readers, hardware agents). */
+	struct acc_guard *guard;  /* a read's or writer op's, or NULL */
+};
+
+/* Around a subject's read or writer op (core/ops.c, the drivers):
+ *   the write window: a mutation of an address outside [wlo, wlo + wlen)
+ *   calls on_wild instead of happening, which must not return (it ends
+ *   the op); wlen 0: no window;
+ *   where a SIGSEGV/SIGBUS in the subject's code jumps (core/oob.c): a
+ *   sigjmp_buf *, or NULL (the default action), and what the fault hit. */
+struct acc_guard {
 	uintptr_t wlo, wlen;
-	void (*on_wild)(struct acc_thread *t, uint64_t *p, enum acc_kind k);
-	void *wild_data;
-	/* Where a SIGSEGV/SIGBUS in subject code jumps (core/oob.c): the
-	 * reader's or the op's recovery point, or NULL (the default action). */
-	void *recover;           /* sigjmp_buf * */
-	void *fault_addr;        /* what the fault hit */
+	void (*on_wild)(struct acc_guard *g, uint64_t *p, enum acc_kind k);
+	void *data;
+	void *recover;
+	void *fault_addr;
 };
 
 extern __thread struct acc_thread acc_self __attribute__((tls_model("initial-exec")));
 
-/* The write-window check of every mutation (wlen 0: none). */
+/* The write-window check of every mutation. */
 static inline void acc_check_window(uint64_t *p, enum acc_kind kind)
 {
-	struct acc_thread *t = &acc_self;
+	struct acc_guard *g = acc_self.guard;
 
-	if (__builtin_expect(t->wlen != 0, 0) && (uintptr_t)p - t->wlo >= t->wlen)
-		t->on_wild(t, p, kind);
+	if (__builtin_expect(g != 0, 0) && g->wlen && (uintptr_t)p - g->wlo >= g->wlen)
+		g->on_wild(g, p, kind);
 }
 
 #ifdef ACCESS_BARE

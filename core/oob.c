@@ -11,14 +11,14 @@
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
-	struct acc_thread *t = &acc_self;
-	sigjmp_buf *jb = t->recover;
+	struct acc_guard *g = acc_self.guard;
+	sigjmp_buf *jb = g ? g->recover : NULL;
 
 	(void)uc;
 	if (jb) {
-		t->recover = NULL;
-		t->wlen = 0;
-		t->fault_addr = si->si_addr;
+		g->recover = NULL;
+		g->wlen = 0;
+		g->fault_addr = si->si_addr;
 		siglongjmp(*jb, sig == SIGBUS ? OOB_SIGBUS : OOB_SIGSEGV);
 	}
 	/* not a subject's access: the default action when the access repeats */

@@ -6,9 +6,9 @@
  * store outside it is stopped before it happens). A load or a plain store
  * that runs off the table pages into the guard pages (core/mm.c) or out of
  * the segment faults: oob_install's handler sends SIGSEGV/SIGBUS in a
- * thread with a recovery point (acc_self.recover: a read in progress, an op
- * in progress) back there with the value OOB_SIGSEGV or OOB_SIGBUS and the
- * address in acc_self.fault_addr, and the caller reports an
+ * thread with a recovery point (acc_self.guard->recover: a read in
+ * progress, an op in progress) back there with the value OOB_SIGSEGV or
+ * OOB_SIGBUS and the address in its guard's fault_addr, and the caller reports an
  * out_of_bounds violation. A fault anywhere else (the harness's own code)
  * keeps the default action.
  */

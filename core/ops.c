@@ -559,24 +559,17 @@ static bool post_access_flags(const struct op_check *k, struct violation *out)
  * hardware set meanwhile moved with it) */
 static bool post_retire(const struct op_check *k, struct violation *out)
 {
-	for (unsigned blk = 0; blk < k->nb; blk++) {
-		struct op_check kb = *k;
-
-		kb.b = blk;
+	for (unsigned blk = 0; blk < k->nb; blk++)
 		for (unsigned j = 0; j < k->m->cont; j++) {
 			uint64_t a = op_e0(k, blk, j), z = op_e1(k, blk, j);
 
-			if (pm_valid(a) && pm_valid(z) && pm_content(a) == pm_content(z))
-				continue;   /* bits: post_kept below */
-			if (!pm_valid(a) && a == z)
-				continue;
-			return post_fail(&kb, out, VK_WRONG_MAPPING, (int)j,
-					 "entry %u of block %u is not what it was before the table moved", j, blk);
-		}
-		for (unsigned j = 0; j < k->m->cont; j++)
-			if (!post_kept(&kb, j, 0, out))
+			if (pm_valid(a) ? !pm_valid(z) || pm_content(a) != pm_content(z) : a != z)
+				return post_fail_at(k, blk, out, VK_WRONG_MAPPING, (int)j,
+						    "entry %u of block %u is not what it was before the table moved",
+						    j, blk);
+			if (!post_kept_at(k, blk, j, 0, out))
 				return false;
-	}
+		}
 	return true;
 }
 
@@ -706,13 +699,13 @@ struct op_wild {
 
 /* The access layer found a store outside the op's window: stop the op
  * before it happens (core/access.h). */
-static void op_on_wild(struct acc_thread *t, uint64_t *p, enum acc_kind kind)
+static void op_on_wild(struct acc_guard *g, uint64_t *p, enum acc_kind kind)
 {
-	struct op_wild *x = t->wild_data;
+	struct op_wild *x = g->data;
 
 	x->p = p;
 	x->kind = kind;
-	t->wlen = 0;
+	g->wlen = 0;
 	siglongjmp(*x->jb, 1);
 }
 
@@ -733,7 +726,7 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	};
 	struct op_check *k = &op_chk;
 	struct acc_thread *t = &acc_self;
-	void *saved_recover = t->recover;
+	struct acc_guard g, *saved_guard = t->guard;
 	struct op_wild wild;
 	sigjmp_buf jb;
 	volatile int rc = 0;
@@ -760,22 +753,23 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	 * pages); anything else is stopped before it happens, and a fault in
 	 * the subject's code comes back here (core/oob.c). */
 	if (op == OP_RETIRE) {
-		t->wlo = (uintptr_t)((char *)m->seg + m->hdr->off_entries);
-		t->wlen = (uintptr_t)m->nslots * m->hdr->slot_stride;
+		g.wlo = (uintptr_t)((char *)m->seg + m->hdr->off_entries);
+		g.wlen = (uintptr_t)m->nslots * m->hdr->slot_stride;
 	} else {
-		t->wlo = (uintptr_t)c.e;
-		t->wlen = cont * sizeof(uint64_t);
+		g.wlo = (uintptr_t)c.e;
+		g.wlen = cont * sizeof(uint64_t);
 	}
 	wild.jb = &jb;
 	wild.p = NULL;
-	t->on_wild = op_on_wild;
-	t->wild_data = &wild;
-	t->recover = &jb;
+	g.on_wild = op_on_wild;
+	g.data = &wild;
+	g.recover = &jb;
+	g.fault_addr = NULL;
+	t->guard = &g;
 	jumped = sigsetjmp(jb, 0);
 	if (!jumped)
 		rc = d->run(&c, s, n, a->flags);
-	t->wlen = 0;
-	t->recover = saved_recover;
+	t->guard = saved_guard;
 	/* the op's stores visible before the harness checks the op (on real
 	 * hardware the PTL's release will do it) */
 	acc_writes_visible();
@@ -798,7 +792,7 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 			post_fail(k, &w->vio, VK_OOB, -1,
 				  "the subject's code faulted (%s) on %s: an access outside the tables",
 				  jumped == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
-				  hmm_where(m, t->fault_addr, where, sizeof(where)));
+				  hmm_where(m, g.fault_addr, where, sizeof(where)));
 		return 1;
 	}
 	if (!op_check_blocks(k, &w->vio) || (d->post && !d->post(k, &w->vio)))

@@ -130,7 +130,7 @@ static void on_solo_limit(unsigned tid)
 }
 
 /* A read that faulted off the tables (core/oob.h). */
-static void read_faulted(unsigned tid, struct probe *p, int sig)
+static void read_faulted(unsigned tid, struct probe *p, int sig, const struct acc_guard *g)
 {
 	struct violation vio;
 	char where[160];
@@ -139,7 +139,7 @@ static void read_faulted(unsigned tid, struct probe *p, int sig)
 	snprintf(vio.summary, sizeof(vio.summary),
 		 "out_of_bounds: the reader of table 0 block %u entry %u faulted (%s) on %s",
 		 p->o.block, p->o.t, sig == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
-		 hmm_where(R.m, acc_self.fault_addr, where, sizeof(where)));
+		 hmm_where(R.m, g->fault_addr, where, sizeof(where)));
 	snprintf(vio.detail, sizeof(vio.detail),
 		 "  a %s read loaded outside the table pages: the guard page after them, or\n"
 		 "  outside the harness's segment\n", p->o.locked ? "locked" : "lockless");
@@ -155,6 +155,7 @@ static void do_read(unsigned tid, const struct instr *in)
 	struct violation vio = { 0 };
 	uint64_t *ptep, val;
 	sigjmp_buf jb;
+	struct acc_guard g = { .recover = &jb };
 	int sig;
 
 	if (locked)
@@ -162,11 +163,11 @@ static void do_read(unsigned tid, const struct instr *in)
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);
 	R.reading[tid] = true;
 	eng.th[tid].solo_loads = 0;
-	acc_self.recover = &jb;
+	acc_self.guard = &g;
 	if ((sig = sigsetjmp(jb, 0)))
-		read_faulted(tid, p, sig);
+		read_faulted(tid, p, sig, &g);
 	val = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
-	acc_self.recover = NULL;
+	acc_self.guard = NULL;
 	R.reading[tid] = false;
 	probe_close(R.m, p, val);
 	if (locked)

@@ -71,6 +71,7 @@ struct reader {
 	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
 	struct judge_stats st;
 	_Atomic unsigned reading; /* lt * bpt + block + 1 while inside a read (watchdog) */
+	struct acc_guard guard;   /* a fault in the subject's reader comes back to jb */
 };
 static __thread struct reader *self_reader;
 
@@ -135,7 +136,7 @@ static void *reader_main(void *arg)
 		}
 		int jumped = sigsetjmp(r->jb, 0);
 		if (jumped) {
-			acc_self.recover = NULL;
+			acc_self.guard = NULL;
 			atomic_store_explicit(&r->reading, 0, memory_order_relaxed);
 			if (jumped == 1) {
 				struct violation vio;
@@ -150,7 +151,7 @@ static void *reader_main(void *arg)
 					 "out_of_bounds: the %s reader of table %u block %u entry %u faulted (%s) on %s",
 					 C->locked ? "locked" : "lockless", lt, block, t,
 					 jumped == OOB_SIGBUS ? "SIGBUS" : "SIGSEGV",
-					 hmm_where(&M, acc_self.fault_addr, where, sizeof(where)));
+					 hmm_where(&M, r->guard.fault_addr, where, sizeof(where)));
 				snprintf(vio.detail, sizeof(vio.detail),
 					 "  the read loaded outside the table pages (the guard page after\n"
 					 "  them, or outside the harness's segment)\n");
@@ -162,9 +163,10 @@ static void *reader_main(void *arg)
 			break;
 		}
 		atomic_store_explicit(&r->reading, lt * M.bpt + block + 1, memory_order_relaxed);
-		acc_self.recover = &r->jb;
+		r->guard.recover = &r->jb;
+		acc_self.guard = &r->guard;
 		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
-		acc_self.recover = NULL;
+		acc_self.guard = NULL;
 		atomic_store_explicit(&r->reading, 0, memory_order_relaxed);
 		probe_close(&M, &p, R);
 		if (C->locked)

@@ -155,6 +155,9 @@ bool post_some_store(const struct op_check *k, unsigned blk, unsigned j, bool (*
 /* entry j of the op's block kept its mapping (CONT aside) and its young
  * and dirty state, but for those in consumes (CONSUMES_*) */
 bool post_kept(const struct op_check *k, unsigned j, unsigned consumes, struct violation *out);
+/* ... of snapshotted block blk */
+bool post_kept_at(const struct op_check *k, unsigned blk, unsigned j, unsigned consumes,
+		  struct violation *out);
 /* every entry outside [lo, hi) of the op's block kept */
 bool post_kept_outside(const struct op_check *k, unsigned lo, unsigned hi, struct violation *out);
 /* every valid entry of [lo, hi) had bit (CONSUMES_YOUNG: AF, not_aged;
@@ -170,5 +173,8 @@ bool post_young_return(const struct op_check *k, struct violation *out);
  * stores in the op; j < 0: none in particular). Returns false. */
 bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind, int j,
 	       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* ... showing snapshotted block blk */
+bool post_fail_at(const struct op_check *k, unsigned blk, struct violation *out, enum vkind kind,
+		  int j, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 #endif

@@ -112,44 +112,41 @@ static const char *op_label(const struct op_check *k, char *buf, size_t len)
 	return buf;
 }
 
-bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind, int j,
-	       const char *fmt, ...)
+static bool vfail(const struct op_check *k, unsigned blk, struct violation *out, enum vkind kind,
+		  int j, const char *fmt, va_list ap)
 {
 	struct harness_mm *m = k->m;
 	unsigned shift = m->g->page_shift, cont = m->cont;
 	char label[96];
 	size_t off;
-	va_list ap;
 
 	out->kind = kind;
 	off = snprintf(out->summary, sizeof(out->summary), "%s: %s on table %u block %u: ",
 		       vkind_name(kind), op_label(k, label, sizeof(label)), k->lt, k->b);
-	va_start(ap, fmt);
 	if (off < sizeof(out->summary))
 		vsnprintf(out->summary + off, sizeof(out->summary) - off, fmt, ap);
-	va_end(ap);
 	off = snprintf(out->detail, sizeof(out->detail),
 		       "  writer op %s (under the PTL)%s%s; hardware %s during the op\n"
-		       "  entry  before the op                                   after it\n",
+		       "  block %u   before the op                                   after it\n",
 		       label, k->has_ret ? ", returned " : "",
 		       k->has_ret ? (k->op == OP_UNMAP ? pm_format(k->ret, shift).s
 				     : k->ret ? "true/nonzero" : "false/0") : "",
-		       k->hw_quiet[k->b - k->b0] ? "quiet (no update overlapped it)" : "active");
+		       k->hw_quiet[blk - k->b0] ? "quiet (no update overlapped it)" : "active", blk);
 	for (unsigned i = 0; i < cont && off < sizeof(out->detail) - 300; i++) {
-		bool in = k->op == OP_RETIRE || (i >= k->s && i < k->s + k->n);
+		bool in = k->op == OP_RETIRE || (blk == k->b && i >= k->s && i < k->s + k->n);
 
 		off += snprintf(out->detail + off, sizeof(out->detail) - off, "  %3u%c%c %-52s %s\n", i,
-				in ? '*' : ' ', (int)i == j ? '<' : ' ', pm_format(op_e0(k, k->b, i), shift).s,
-				pm_format(op_e1(k, k->b, i), shift).s);
+				in ? '*' : ' ', (int)i == j ? '<' : ' ', pm_format(op_e0(k, blk, i), shift).s,
+				pm_format(op_e1(k, blk, i), shift).s);
 	}
 	if (j >= 0 && off < sizeof(out->detail) - 300) {
-		const struct block_hist *h = hmm_hist(m, k->lt, k->b);
+		const struct block_hist *h = hmm_hist(m, k->lt, blk);
 		uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
 		unsigned n = 0;
 
 		off += snprintf(out->detail + off, sizeof(out->detail) - off,
 				"  (* the op's range; < entry %d) the op's stores to entry %d, newest first:\n", j, j);
-		while (cur && cur - 1 >= k->k0[k->b - k->b0] && n < 16 && off < sizeof(out->detail) - 200) {
+		while (cur && cur - 1 >= k->k0[blk - k->b0] && n < 16 && off < sizeof(out->detail) - 200) {
 			unsigned entry;
 			uint64_t value, prev;
 
@@ -163,6 +160,28 @@ bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind,
 		if (!n && off < sizeof(out->detail) - 100)
 			snprintf(out->detail + off, sizeof(out->detail) - off, "    none\n");
 	}
+	return false;
+}
+
+bool post_fail(const struct op_check *k, struct violation *out, enum vkind kind, int j,
+	       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(k, k->b, out, kind, j, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool post_fail_at(const struct op_check *k, unsigned blk, struct violation *out, enum vkind kind,
+		  int j, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(k, blk, out, kind, j, fmt, ap);
+	va_end(ap);
 	return false;
 }
 
@@ -211,15 +230,16 @@ bool op_check_blocks(const struct op_check *k, struct violation *out)
 			}
 		if (!ncont)
 			continue;
+		/* entry j's content is the first CONT entry's with the pfn moved
+		 * by j - first (pm_content_at, one addition per entry) */
+		uint64_t base = pm_content_at(op_e1(k, blk, first), first, 0, shift);
+
 		for (unsigned j = 0; j < cont; j++) {
-			uint64_t v = op_e1(k, blk, j), f = op_e1(k, blk, first);
+			uint64_t v = op_e1(k, blk, j);
 
-			if (pm_valid_cont(v) && pm_content(v) == pm_content_at(f, first, j, shift))
+			if (pm_valid_cont(v) && pm_content(v) == base + ((uint64_t)j << shift))
 				continue;
-			struct op_check kb = *k;   /* report on the mixed block */
-
-			kb.b = blk;
-			return post_fail(&kb, out, VK_MIXED_BLOCK, (int)j,
+			return post_fail_at(k, blk, out, VK_MIXED_BLOCK, (int)j,
 					 "block %u left with %u of %u entries CONT when the PTL is released; entry %u %s",
 					 blk, ncont, cont, j,
 					 !pm_valid(v) ? "is not valid" : !pm_cont(v) ? "is not CONT"
@@ -234,24 +254,32 @@ static uint64_t content_nc(uint64_t v) { return pm_content(pm_mknoncont(v)); }
 
 bool post_kept(const struct op_check *k, unsigned j, unsigned consumes, struct violation *out)
 {
-	uint64_t a = op_e0(k, k->b, j), z = op_e1(k, k->b, j);
+	return post_kept_at(k, k->b, j, consumes, out);
+}
 
+bool post_kept_at(const struct op_check *k, unsigned blk, unsigned j, unsigned consumes,
+		  struct violation *out)
+{
+	uint64_t a = op_e0(k, blk, j), z = op_e1(k, blk, j);
+
+	if (a == z)
+		return true;             /* untouched (the common case) */
 	if (!pm_valid(a)) {
 		if (z != a)
-			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+			return post_fail_at(k, blk, out, VK_WRONG_MAPPING, (int)j,
 					 "entry %u outside what the op may change was %s and became %s", j,
 					 a ? "not valid" : "none", pm_valid(z) ? "valid" : "another non-valid value");
 		return true;
 	}
 	if (!pm_valid(z) || content_nc(z) != content_nc(a))
-		return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+		return post_fail_at(k, blk, out, VK_WRONG_MAPPING, (int)j,
 				 "entry %u %s although the op must keep its mapping", j,
 				 pm_valid(z) ? "maps another page or prot" : "was cleared");
 	if (!(consumes & CONSUMES_DIRTY) && pm_dirty(a) && !pm_dirty(z))
-		return post_fail(k, out, VK_DIRTY_LOST, (int)j,
+		return post_fail_at(k, blk, out, VK_DIRTY_LOST, (int)j,
 				 "entry %u was dirty before the op and is clean after it; this op may not clean it", j);
 	if (!(consumes & CONSUMES_YOUNG) && pm_young(a) && !pm_young(z))
-		return post_fail(k, out, VK_YOUNG_LOST, (int)j,
+		return post_fail_at(k, blk, out, VK_YOUNG_LOST, (int)j,
 				 "entry %u was young before the op and is old after it; this op may not age it", j);
 	return true;
 }
