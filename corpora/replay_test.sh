@@ -34,7 +34,7 @@ done
 
 # coverage of the seeds
 for word in map fold unfold unmap young flush_young clear_young_dirty wrprotect access_flags \
-            retire read read_locked touch gp; do
+            retire read read_locked touch gp fault; do
   grep -qE "^ +$word( |$)" "$here"/seeds/*.txt || { echo "FAIL: no seed uses '$word'"; fail=1; }
 done
 for g in 4k 16k 64k; do
