@@ -63,6 +63,7 @@ struct hist_rec {
 	_Atomic uint64_t value;     /* the entry's value after the store */
 	_Atomic uint64_t prev;      /* index+1 of the previous record of this entry */
 	_Atomic uint32_t entry;     /* entry index in the block, HIST_NOP if no change */
+	_Atomic uint32_t who;       /* the writer (bits 0-7) and its op + 1 (bits 8-15; 0: none) */
 };
 #define HIST_NOP 0xffffffffu
 

@@ -381,15 +381,25 @@ static int cmd_explore(int argc, char **argv)
 	enum vkind kind = r.vio.kind;
 	unsigned before = s.nsched;
 
-	print_result("found", &s, &r);
+	printf("explore: %s violation after %llu runs, %.3f s%s\n", vkind_name(kind),
+	       (unsigned long long)x.runs, t, no_shrink ? "" : "; shrinking it");
 	if (!search_confirm(v, &s, kind, !no_shrink, &r2)) {
+		/* the run as found: its schedule is saved, but does not replay */
+		print_result("found", &s, &r);
 		printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
 		       run_status_text(&r2, err, sizeof(err)));
-	} else if (!no_shrink) {
-		printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
-		for (unsigned i = 0; i < s.nthreads; i++)
-			printf(" %u", s.ninstr[i]);
-		printf("\n");
+	} else {
+		if (!no_shrink) {
+			printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
+			for (unsigned i = 0; i < s.nthreads; i++)
+				printf(" %u", s.ninstr[i]);
+			printf("\n");
+		}
+		/* the report of the script as saved (what tools/repro shows) */
+		struct run_opts o3 = { .variant = v, .policy = { .kind = ES_SCRIPT } };
+
+		run_script(&s, &o3, &r2);
+		print_result("saved script", &s, &r2);
 	}
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
@@ -399,7 +409,8 @@ static int cmd_explore(int argc, char **argv)
 		return 2;
 	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
 	       vkind_name(kind), (unsigned long long)x.runs, t, path);
-	printf("explore: replay with tools/repro %s\n", path);
+	printf("explore: replay with tools/repro %s%s\n", path,
+	       v->describe ? " (with the same --reader-file or --kernel-tree)" : "");
 	return 1;
 }
 

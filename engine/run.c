@@ -252,8 +252,10 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		snprintf(r->error, sizeof(r->error), "%s", err);
 		return r->status = RS_ERROR;
 	}
-	for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++) {
 		R.wctx[t].m = R.m;
+		R.wctx[t].id = t;       /* reports name a writer by its thread */
+	}
 	kc_bbml2_noabort = o->bbml2;
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;

@@ -153,6 +153,7 @@ static int start(struct stress_world *w, struct agent *a, unsigned n, uint64_t r
 	for (unsigned i = 0; i < n; i++) {
 		a[i].w = w;
 		a[i].rng = rng0 + i;
+		a[i].ctx.id = i;        /* reports name a writer by its index */
 		if (pthread_create(&a[i].th, NULL, body, &a[i])) {
 			atomic_store(&w->stop, 1);
 			agents_join(a, i);
