@@ -41,6 +41,15 @@ BACKENDS = {
     "plain": struct(copts = ["-DACCESS_BACKEND_CUSTOM=\\\"core/access_plain.h\\\""], deps = ["//core:runtime"], suffix = ""),
 }
 
+# A subject's own unit calls the access layer out of line and has its loads
+# and stores traced, so a plain access to an entry is seen
+# (core/plain_access.h). clang's tracing; the cross gcc of the aarch64
+# builds has none (there the subject's plain accesses go unseen).
+SEE_PLAIN_ACCESSES = select({
+    "//build:aarch64_build": [],
+    "//conditions:default": ["-DACC_OUTLINE", "-fsanitize-coverage=func,trace-loads,trace-stores"],
+})
+
 WARNINGS_AS_ERRORS = [
     # a wrong-arity or undeclared call must not compile silently
     "-Werror=implicit-function-declaration",
@@ -253,7 +262,8 @@ def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native
         name = name,
         srcs = [name + "_unit.c"],
         textual_hdrs = [src],
-        copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS,
+        copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS +
+                (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []),
         deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
         alwayslink = True,
         tags = tags,

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/plain_access.h"
 #include "core/rcu_tsan.h"
 
 #ifdef CORE_TSAN
@@ -181,6 +182,8 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->hdr->slot_stride = stride;
 	m->hdr->size = size;
 	m->hdr->owner_pid = getpid();
+	/* the table pages: a subject's plain access to them is a finding */
+	plain_access_watch((char *)m->seg + off_entries, m->nslots * stride);
 	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
@@ -264,8 +267,10 @@ void hmm_destroy(struct harness_mm *m)
 		pthread_mutex_lock(&m->free_lock);
 		pthread_mutex_unlock(&m->free_lock);
 	}
-	if (m->seg)
+	if (m->seg) {
+		plain_access_unwatch((char *)m->seg + m->hdr->off_entries);
 		munmap(m->seg, m->seg_size);
+	}
 	if (m->memfd >= 0)
 		close(m->memfd);
 	if (m->ptl)

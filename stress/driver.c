@@ -20,6 +20,7 @@
 #include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
+#include "core/plain_access.h"
 #include "stress/agents.h"
 
 /* ---- run state shared by all threads ---------------------------------- */
@@ -171,6 +172,16 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* A subject's plain access to an entry (core/plain_access.h): reported; a
+ * reader abandons its read (it may be spinning on plain loads, which never
+ * reach the access layer's progress check). */
+static void report_plain_access(const struct violation *v)
+{
+	report(v);
+	if (self_reader)
+		siglongjmp(self_reader->jb, 3);
+}
+
 /* ---- monitor: phases, progress ---------------------------------------- */
 static void on_signal(int sig) { g_signal = sig; }
 
@@ -291,6 +302,7 @@ int stress_run(const struct stress_cfg *cfg)
 
 	C = cfg;
 	kc_bbml2_noabort = cfg->bbml2;
+	plain_access_set_reporter(report_plain_access);
 	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
 		fprintf(stderr, "hammer: %s\n", err);
 		return 2;
