@@ -33,6 +33,8 @@ static struct violation first_vio;
 static _Atomic uint64_t n_violations;
 static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
+/* delays taken, by role: readers, writers, hardware */
+static struct delay_totals delays_sum[3];
 
 static double now_s(void)
 {
@@ -67,7 +69,10 @@ struct reader {
 	uint64_t q_loads;        /* the read's loads then */
 	uint64_t bound;          /* loads between checks: a quarter of property 4's bound */
 	bool yield_pending;      /* chaos: yield at the next limit crossing */
+	bool delay_pending;      /* delays: stand still at the next limit crossing */
 	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
+	unsigned index;
+	struct delay delay;
 	struct judge_stats st;
 };
 static __thread struct reader *self_reader;
@@ -80,15 +85,36 @@ static void reader_on_limit(struct acc_thread *t)
 	struct reader *r = self_reader;
 	uint64_t q = atomic_load_explicit(&g_quiesce_gen, memory_order_acquire);
 
+	if (r->delay_pending) {
+		/* delays: stand still in the middle of this read until writers
+		 * have stored to its block k times (stress/delay.h); the writer
+		 * this reader reports to picks the block often meanwhile */
+		unsigned mine = r->cur_block, k = delay_steps(&r->delay);
+		struct block_hist *h = &M.hist[mine - 1];
+		struct agent *wr = &W.writers[r->index % W.nwriters];
+		uint64_t l0 = atomic_load_explicit(&h->lseq, memory_order_acquire);
+
+		r->delay_pending = false;
+		atomic_store_explicit(&wr->stalled_block, mine, memory_order_relaxed);
+		delay_wait(&r->delay, &h->lseq, l0 + k, k, &W.stop, &W.pause);
+		atomic_compare_exchange_strong(&wr->stalled_block, &mine, 0);
+		acc_arm(t, r->bound);
+		return;
+	}
 	if (r->yield_pending) {
 		/* chaos: stall this read at a random load, so writers can
 		 * change the block between two of its loads */
 		r->yield_pending = false;
-		unsigned mine = r->cur_block;
+		if (W.nwriters) {
+			struct agent *wr = &W.writers[r->index % W.nwriters];
+			unsigned mine = r->cur_block;
 
-		atomic_store_explicit(&W.stalled_block, mine, memory_order_relaxed);
-		sched_yield();
-		atomic_compare_exchange_strong(&W.stalled_block, &mine, 0);
+			atomic_store_explicit(&wr->stalled_block, mine, memory_order_relaxed);
+			sched_yield();
+			atomic_compare_exchange_strong(&wr->stalled_block, &mine, 0);
+		} else {
+			sched_yield();
+		}
 		acc_arm(t, r->bound);
 		return;
 	}
@@ -111,14 +137,32 @@ static void *reader_main(void *arg)
 	unsigned cont = M.cont;
 
 	self_reader = r;
+	agents_pin_self(&W, r->index);
 	rcu_register_thread();
 	acc_self.on_limit = reader_on_limit;
 	r->bound = progress_bound(cont) / 4;
+	/* delays only where writers can change what a read stands still in */
+	bool delays = C->delay.on && W.nwriters;
+	unsigned cont_shift = 0;
+
+	while ((1u << cont_shift) < cont)
+		cont_shift++;
+	if (delays)
+		delay_init(&r->delay, &C->delay, 1.0, r->rng);
 	while (!atomic_load_explicit(&W.stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
 		uint64_t *ptep, R, scans;
 
+		if (delays && rng_below(&r->rng, 4) == 0) {
+			/* a quarter of the reads go where a writer works */
+			unsigned hot = atomic_load_explicit(&W.writers[r->index % W.nwriters].hot_block,
+							    memory_order_relaxed);
+			if (hot) {
+				lt = (hot - 1) / M.bpt;
+				block = (hot - 1) % M.bpt;
+			}
+		}
 		if (C->locked)
 			pthread_mutex_lock(&M.ptl[lt]);
 		ptep = probe_open(&M, &p, lt, block, t, C->locked);
@@ -126,9 +170,18 @@ static void *reader_main(void *arg)
 		acc_self.scans = 0;
 		acc_reset(&acc_self, r->bound);
 		r->q_seen = 0;
-		if (C->chaos && rng_below(&r->rng, 8) == 0) {
+		r->cur_block = lt * M.bpt + block + 1;
+		if (delays && !C->locked && !atomic_load_explicit(&W.pause, memory_order_relaxed) &&
+		    delay_roll(&r->delay, 1)) {
+			/* before load n + 1, n in [1, cont]: between the target's
+			 * load and the scan's last, skewed towards the start
+			 * (n - 1 uniform below 2^e, e uniform in [0, log2 cont]) */
+			unsigned e = delay_below(&r->delay, cont_shift + 1);
+
+			r->delay_pending = true;
+			acc_arm(&acc_self, 1 + delay_below(&r->delay, 1u << e));
+		} else if (C->chaos && rng_below(&r->rng, 8) == 0) {
 			r->yield_pending = true;
-			r->cur_block = lt * M.bpt + block + 1;
 			acc_arm(&acc_self, rng_below(&r->rng, cont + 3));
 		}
 		int jumped = sigsetjmp(r->jb, 0);
@@ -145,6 +198,7 @@ static void *reader_main(void *arg)
 			break;
 		}
 		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		r->delay_pending = r->yield_pending = false;
 		probe_close(&M, &p, R);
 		if (C->locked)
 			pthread_mutex_unlock(&M.ptl[lt]);
@@ -166,6 +220,7 @@ static void *reader_main(void *arg)
 	judged.sw_quiet += r->st.sw_quiet;
 	judged.content_only += r->st.content_only;
 	judged.unjudged += r->st.unjudged;
+	delay_add(&delays_sum[0], &r->delay);
 	pthread_mutex_unlock(&judged_lock);
 	rcu_unregister_thread();
 	return NULL;
@@ -240,6 +295,16 @@ static void write_repro(void)
 	fprintf(stderr, "hammer: reproducer written to %s\n", path);
 }
 
+static void json_delays(FILE *f, const char *name, const struct delay_totals *d, unsigned threads,
+			double elapsed, bool last)
+{
+	fprintf(f, "\"%s\": {\"points\": %llu, \"taken\": %llu, \"reached\": %llu, \"capped\": %llu, "
+		"\"time_share\": %.3f}%s",
+		name, (unsigned long long)d->points, (unsigned long long)d->taken,
+		(unsigned long long)d->reached, (unsigned long long)d->capped,
+		threads ? d->delayed_ns * 1e-9 / (threads * elapsed) : 0.0, last ? "" : ", ");
+}
+
 static void summary(FILE *f, double elapsed, const char *result)
 {
 	uint64_t reads = atomic_load(&M.hdr->reads);
@@ -259,6 +324,19 @@ static void summary(FILE *f, double elapsed, const char *result)
 		(unsigned long long)atomic_load(&M.hdr->hw_ops),
 		(unsigned long long)atomic_load(&M.hdr->retires),
 		(unsigned long long)atomic_load(&M.hdr->tlb_flushes));
+	fprintf(f, " \"tables\": %u, \"blocks\": %u, \"pinned\": %s, \"writer_ops_per_writer\": [",
+		C->tables, C->blocks, C->pin ? "true" : "false");
+	for (unsigned i = 0; i < C->writers; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)atomic_load(&W.writers[i].ops));
+	fprintf(f, "], \"hw_ops_per_agent\": [");
+	for (unsigned i = 0; i < C->hw; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)atomic_load(&W.hws[i].ops));
+	fprintf(f, "],\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, ",
+		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, C->delay.kmax);
+	json_delays(f, "readers", &delays_sum[0], C->readers, elapsed, false);
+	json_delays(f, "writers", &delays_sum[1], C->writers, elapsed, false);
+	json_delays(f, "hw", &delays_sum[2], C->hw, elapsed, true);
+	fprintf(f, "},\n");
 	fprintf(f, " \"judged\": {\"bits_exact_hw_quiet\": %llu, \"bits_exact_sw_quiet\": %llu, \"content_only\": %llu, \"unjudged\": %llu},\n",
 		(unsigned long long)judged.hw_quiet, (unsigned long long)judged.sw_quiet,
 		(unsigned long long)judged.content_only, (unsigned long long)judged.unjudged);
@@ -276,6 +354,50 @@ static void summary(FILE *f, double elapsed, const char *result)
 		C->expect ? C->expect_text : "clean", result);
 }
 
+/* Under a real-time policy (chrt -f: no preemption) a worker that never
+ * blocks, such as a livelocked reader, keeps its CPU from every other
+ * thread of the same priority, the monitor included: then nobody ends the
+ * run. The monitor (this thread, after the workers inherited the policy)
+ * goes one priority above them. */
+static void monitor_above_workers(void)
+{
+	struct sched_param sp;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR))
+		return;
+	if (sp.sched_priority >= sched_get_priority_max(policy)) {
+		fprintf(stderr, "hammer: real-time priority %d is the highest: the monitor cannot go above "
+			"the workers (a livelock may then run past --seconds)\n", sp.sched_priority);
+		return;
+	}
+	sp.sched_priority++;
+	if (pthread_setschedparam(pthread_self(), policy, &sp))
+		fprintf(stderr, "hammer: cannot raise the monitor's real-time priority: %s\n", strerror(errno));
+}
+
+/* --pin: one thread per CPU of the allowed set (sched_getaffinity), in
+ * slot order (readers, writers, hardware), round robin if there are more
+ * threads than CPUs. */
+static int pin_cpus(struct stress_world *w)
+{
+	cpu_set_t set;
+	static int cpus[CPU_SETSIZE];
+	unsigned n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "hammer: --pin: sched_getaffinity: %s\n", strerror(errno));
+		return -1;
+	}
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	w->cpus = cpus;
+	w->ncpus = n;
+	return 0;
+}
+
 int stress_run(const struct stress_cfg *cfg)
 {
 	char err[256];
@@ -290,6 +412,12 @@ int stress_run(const struct stress_cfg *cfg)
 	int rc;
 
 	C = cfg;
+	memset(&W, 0, sizeof(W));
+	atomic_store(&g_quiesce_gen, 0);
+	atomic_store(&n_violations, 0);
+	memset(&judged, 0, sizeof(judged));
+	memset(&delays_sum, 0, sizeof(delays_sum));
+	g_signal = 0;
 	kc_bbml2_noabort = cfg->bbml2;
 	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
 		fprintf(stderr, "hammer: %s\n", err);
@@ -300,7 +428,13 @@ int stress_run(const struct stress_cfg *cfg)
 	W.plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*W.plans));
 	W.ops = cfg->ops;
 	W.chaos = cfg->chaos;
+	W.delay = cfg->delay;
+	W.nreaders = cfg->readers;
 	W.report = report_finding;
+	if (cfg->pin && pin_cpus(&W)) {
+		hmm_destroy(&M);
+		return 2;
+	}
 	rd = calloc(cfg->readers, sizeof(*rd));
 	wr = calloc(cfg->writers, sizeof(*wr));
 	hw = calloc(cfg->hw, sizeof(*hw));
@@ -318,13 +452,21 @@ int stress_run(const struct stress_cfg *cfg)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
+	/* writers and hardware first: readers aim at what they do */
+	if (agents_start(&W, wr, cfg->writers, hw, cfg->hw, cfg->seed)) {
+		fprintf(stderr, "hammer: cannot start the writer and hardware threads\n");
+		exit(2);
+	}
 	for (unsigned i = 0; i < cfg->readers; i++) {
 		rd[i].rng = cfg->seed * 1000003 + i;
-		pthread_create(&rd[i].th, NULL, reader_main, &rd[i]);
+		rd[i].index = i;
+		if (pthread_create(&rd[i].th, NULL, reader_main, &rd[i])) {
+			fprintf(stderr, "hammer: cannot start reader thread %u\n", i);
+			exit(2);
+		}
 	}
-	agents_start_writers(&W, wr, cfg->writers, cfg->seed);
-	agents_start_hw(&W, hw, cfg->hw, cfg->seed);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	monitor_above_workers();
 
 	t0 = now_s();
 	t_end = t0 + cfg->seconds;
@@ -350,6 +492,10 @@ int stress_run(const struct stress_cfg *cfg)
 		pthread_join(rd[i].th, NULL);
 	agents_join(wr, cfg->writers);
 	agents_join(hw, cfg->hw);
+	for (unsigned i = 0; i < cfg->writers; i++)
+		delay_add(&delays_sum[1], &wr[i].delay);
+	for (unsigned i = 0; i < cfg->hw; i++)
+		delay_add(&delays_sum[2], &hw[i].delay);
 	/* Final writer-vs-hardware check with everything stopped. */
 	if (!atomic_load(&n_violations) || cfg->keep_going)
 		for (unsigned lt = 0; lt < M.ntables; lt++)

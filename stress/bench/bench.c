@@ -274,7 +274,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 		       uint64_t seed, struct result *res)
 {
 	char err[256];
-	struct agent wr, hw;
+	struct agent wr = { 0 }, hw = { 0 };
 	uint64_t rng = seed * 1000003 + 1;
 	read_fn f = rd->locked ? v->ptep_get : v->ptep_get_lockless;
 	struct wstats st;
@@ -296,7 +296,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 	res->quiet_ns = st.wall_ns / st.reads;
 
 	atomic_store(&W.stop, 0);
-	if (agents_start_writers(&W, &wr, 1, seed) || agents_start_hw(&W, &hw, 1, seed)) {
+	if (agents_start(&W, &wr, 1, &hw, 1, seed)) {
 		fprintf(stderr, "bench: cannot start the writer and hardware threads\n");
 		return -1;
 	}
@@ -495,9 +495,7 @@ static void print_tables(const struct opts *o)
 	for (unsigned gi = 0; gi < 3; gi++)
 		if (o->gmask & (1u << gi))
 			printf("%-7s %18.2f %22.2f\n", granules[gi].name, null_simple[gi], null_loop[gi]);
-	printf("
-The early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002
-");
+	printf("\nThe early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002\n");
 }
 
 int main(int argc, char **argv)
