@@ -145,7 +145,9 @@ static void *writer_main(void *arg)
 	a->ctx.rng = a->rng ^ 0x5bd1e995;
 	a->ctx.hot = &a->hot_ptep;
 	history_attach(&a->ctx);
-	if (w->delay.on) {
+	/* delays where someone can use them: hardware updating the entry a
+	 * writer stands in front of, or readers seeing the block half done */
+	if (w->delay.on && (w->nhws || w->nreaders)) {
 		/* a writer delays holding its table's lock: half the share */
 		delay_init(&a->delay, &w->delay, 0.5, a->rng);
 		inner_observer = acc_self.observer;
@@ -157,13 +159,24 @@ static void *writer_main(void *arg)
 		enum op op = ops_pick(w->ops, &a->rng);
 		int touched;
 
-		if (stalled && rng_below(&a->rng, 2)) {
+		bool chase = stalled && rng_below(&a->rng, 2);
+
+		if (chase) {
 			/* change the block a reader stands still in */
 			lt = (stalled - 1) / M->bpt;
 			b = (stalled - 1) % M->bpt;
 		}
 		agents_park_point(w);
+		/* A random pick whose table another writer holds: pick again
+		 * (a few times) rather than queue behind it, so writers on a
+		 * run with tables to spare do not wait for each other. */
+		for (int tries = 0; !chase && tries < 4 && w->nwriters > 1; tries++) {
+			if (!pthread_mutex_trylock(&M->ptl[lt]))
+				goto locked;
+			lt = rng_below(&a->rng, M->ntables);
+		}
 		pthread_mutex_lock(&M->ptl[lt]);
+locked:
 		atomic_store_explicit(&a->hot_block, lt * M->bpt + b + 1, memory_order_relaxed);
 		a->cleared = false;
 		if (op_run_random(M, &a->ctx, w->plans, lt, b, op, &a->rng, &touched)) {
@@ -193,7 +206,11 @@ static uint64_t hw_begin_cb(struct acc_thread *t, uint64_t *p, enum acc_kind kin
 	struct stress_world *w = a->w;
 
 	(void)t;
-	if (kind == ACC_CMPXCHG && w->nwriters && delay_roll(&a->delay, 1)) {
+	/* not while the followed writer stands still waiting for hardware:
+	 * the two would only wait for each other */
+	if (kind == ACC_CMPXCHG && a->follow &&
+	    !atomic_load_explicit(&a->follow->hot_ptep, memory_order_relaxed) &&
+	    delay_roll(&a->delay, 1)) {
 		struct block_hist *h = hist_of(&w->m, p);
 		unsigned k = delay_steps(&a->delay);
 		uint64_t l0 = atomic_load_explicit(&h->lseq, memory_order_acquire);
@@ -224,7 +241,7 @@ static void hw_idle(struct agent *a, struct agent *fw, unsigned us)
 {
 	struct stress_world *w = a->w;
 
-	if (!w->delay.on || !fw) {
+	if (!w->delay.on || w->delay.sleep || !fw) {
 		usleep(us);
 		return;
 	}
@@ -245,11 +262,13 @@ static void *hw_main(void *arg)
 	struct agent *fw = w->nwriters ? &w->writers[a->index % w->nwriters] : NULL;
 
 	self_hw = a;
+	a->follow = fw;
 	agents_pin_self(w, w->nreaders + w->nwriters + a->index);
 	rcu_register_thread();
 	if (w->delay.on) {
 		/* short sleeps in hw_idle: no 50 us timer slack */
-		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+		if (!w->delay.sleep)
+			prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 		/* a hardware update in flight spoils exact judging of reads of
 		 * its block: a quarter of the share */
 		delay_init(&a->delay, &w->delay, 0.25, a->rng);

@@ -69,6 +69,7 @@ struct agent {
 	_Atomic unsigned stalled_block;
 	_Atomic uint64_t ops;            /* ops done (writers) or updates (hardware) */
 	bool cleared;                    /* delays: this op has cleared entries */
+	struct agent *follow;            /* hardware: the writer it follows */
 };
 
 /* Start nw writer threads (rng seed * 2000003 + i) in wr[0..nw) and nh

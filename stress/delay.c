@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "core/rng.h"
@@ -15,6 +16,7 @@
 #define MIN_CAP_NS 10e3          /* a capped delay still lasts this long */
 #define STEP_START_NS 1e3        /* first guess at one step of progress */
 #define YIELD_EVERY_NS 4e3
+#define SLEEP_NS 20000           /* a poll's sleep when oversubscribed */
 
 static inline void cpu_relax(void)
 {
@@ -39,6 +41,8 @@ void delay_init(struct delay *d, const struct delay_params *P, double share_scal
 			     .step_ns = STEP_START_NS };
 	d->share = P->share * share_scale;
 	d->win_t0 = delay_now_ns();
+	if (P->sleep)      /* short sleeps: no 50 us timer slack */
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 }
 
 unsigned delay_below(struct delay *d, unsigned n)
@@ -121,6 +125,16 @@ enum delay_end delay_wait(struct delay *d, const _Atomic uint64_t *progress, uin
 		    (pause && atomic_load_explicit(pause, memory_order_relaxed))) {
 			end = DELAY_ABORTED;
 			break;
+		}
+		if (d->P->sleep) {
+			struct timespec ts = { 0, SLEEP_NS };
+
+			nanosleep(&ts, NULL);
+			if (delay_now_ns() - t0 >= cap) {
+				end = progress ? DELAY_CAPPED : DELAY_REACHED;
+				break;
+			}
+			continue;
 		}
 		cpu_relax();
 		if (i % 16 == 0) {

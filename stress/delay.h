@@ -30,8 +30,10 @@
  *     widening races on 2 cores as on 64.
  *
  * While delayed a thread spins on the progress counter, yielding the CPU
- * every few microseconds: with a core per thread the yield returns at once,
- * oversubscribed it lets the threads it waits for run.
+ * every few microseconds: with a core per thread the yield returns at once.
+ * When the run has more threads than CPUs (sleep), it polls in short sleeps
+ * instead: the OS preempts threads there anyway, and a spinning waiter
+ * would take the CPU from the very threads it waits for.
  */
 #ifndef STRESS_DELAY_H
 #define STRESS_DELAY_H
@@ -46,6 +48,7 @@ struct delay_params {
 	double share;        /* target share of each thread's time spent delayed */
 	double max_ns;       /* longest single delay */
 	unsigned kmax;       /* K drawn log-uniform from [1, kmax] */
+	bool sleep;          /* more threads than CPUs: wait asleep (below) */
 };
 
 #define DELAY_DEFAULT_SHARE 0.5

@@ -148,7 +148,7 @@ static void *reader_main(void *arg)
 	while ((1u << cont_shift) < cont)
 		cont_shift++;
 	if (delays)
-		delay_init(&r->delay, &C->delay, 1.0, r->rng);
+		delay_init(&r->delay, &W.delay, 1.0, r->rng);
 	while (!atomic_load_explicit(&W.stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
@@ -377,6 +377,16 @@ static void monitor_above_workers(void)
 		fprintf(stderr, "hammer: cannot raise the monitor's real-time priority: %s\n", strerror(errno));
 }
 
+/* More worker threads than CPUs this process may run on. */
+static bool oversubscribed(const struct stress_cfg *cfg)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	return cfg->readers + cfg->writers + cfg->hw > (unsigned)CPU_COUNT(&set);
+}
+
 /* --pin: one thread per CPU of the allowed set (sched_getaffinity), in
  * slot order (readers, writers, hardware), round robin if there are more
  * threads than CPUs. */
@@ -429,6 +439,7 @@ int stress_run(const struct stress_cfg *cfg)
 	W.ops = cfg->ops;
 	W.chaos = cfg->chaos;
 	W.delay = cfg->delay;
+	W.delay.sleep = oversubscribed(cfg);
 	W.nreaders = cfg->readers;
 	W.report = report_finding;
 	if (cfg->pin && pin_cpus(&W)) {
