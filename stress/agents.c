@@ -130,6 +130,7 @@ static void *writer_main(void *arg)
 	struct agent *a = arg;
 	struct stress_world *w = a->w;
 	struct harness_mm *M = &w->m;
+	uint64_t unflushed = 0;
 
 	self_writer = a;
 	agents_pin_self(w, w->nreaders + a->index);
@@ -180,7 +181,11 @@ locked:
 		atomic_store_explicit(&a->hot_block, lt * M->bpt + b + 1, memory_order_relaxed);
 		a->cleared = false;
 		if (op_run_random(M, &a->ctx, w->plans, lt, b, op, &a->rng, &touched)) {
-			atomic_fetch_add_explicit(&M->hdr->writer_ops, 1, memory_order_relaxed);
+			/* the segment's shared counter every 16 ops */
+			if (++unflushed == 16) {
+				atomic_fetch_add_explicit(&M->hdr->writer_ops, unflushed, memory_order_relaxed);
+				unflushed = 0;
+			}
 			atomic_store_explicit(&a->ops, atomic_load_explicit(&a->ops, memory_order_relaxed) + 1,
 					      memory_order_relaxed);
 		}
@@ -188,6 +193,7 @@ locked:
 		agents_check_owed(w, lt, touched);
 		pthread_mutex_unlock(&M->ptl[lt]);
 	}
+	atomic_fetch_add_explicit(&M->hdr->writer_ops, unflushed, memory_order_relaxed);
 	history_detach();
 	acc_self.on_limit = acc_limit_ignore;
 	rcu_unregister_thread();
@@ -260,6 +266,7 @@ static void *hw_main(void *arg)
 	struct stress_world *w = a->w;
 	struct harness_mm *M = &w->m;
 	struct agent *fw = w->nwriters ? &w->writers[a->index % w->nwriters] : NULL;
+	uint64_t unflushed = 0;
 
 	self_hw = a;
 	a->follow = fw;
@@ -310,7 +317,11 @@ static void *hw_main(void *arg)
 			rcu_read_unlock();
 		}
 		hw_burst(M, lt, b, burst, stream, &a->rng);
-		atomic_fetch_add_explicit(&M->hdr->hw_ops, burst, memory_order_relaxed);
+		unflushed += burst;
+		if (unflushed >= 256) {
+			atomic_fetch_add_explicit(&M->hdr->hw_ops, unflushed, memory_order_relaxed);
+			unflushed = 0;
+		}
 		atomic_store_explicit(&a->ops, atomic_load_explicit(&a->ops, memory_order_relaxed) + burst,
 				      memory_order_relaxed);
 		/* Idle between bursts, so that many reads see no hardware update. */
@@ -319,6 +330,7 @@ static void *hw_main(void *arg)
 		else
 			sched_yield();
 	}
+	atomic_fetch_add_explicit(&M->hdr->hw_ops, unflushed, memory_order_relaxed);
 	acc_self.observer = NULL;
 	rcu_unregister_thread();
 	return NULL;

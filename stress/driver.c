@@ -17,6 +17,7 @@
 #include "core/access.h"
 #include "core/hw.h"
 #include "core/mm.h"
+#include "core/oracle/history.h"
 #include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
@@ -129,12 +130,20 @@ static void reader_on_limit(struct acc_thread *t)
 	acc_arm(t, r->bound);
 }
 
+static void flush_counts(uint64_t *reads, uint64_t *retries)
+{
+	atomic_fetch_add_explicit(&M.hdr->reads, *reads, memory_order_relaxed);
+	atomic_fetch_add_explicit(&M.hdr->retries, *retries, memory_order_relaxed);
+	*reads = *retries = 0;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	const struct variant *v = C->variant;
 	static __thread struct probe p;
 	unsigned cont = M.cont;
+	uint64_t n_reads = 0, n_retries = 0;
 
 	self_reader = r;
 	agents_pin_self(&W, r->index);
@@ -203,10 +212,13 @@ static void *reader_main(void *arg)
 		if (C->locked)
 			pthread_mutex_unlock(&M.ptl[lt]);
 
-		/* retries = block scans started beyond the first */
+		/* retries = block scans started beyond the first; into the
+		 * segment's counters every 64 reads (one shared cache line
+		 * written on every read would keep readers from scaling) */
 		scans = acc_self.scans;
-		atomic_fetch_add_explicit(&M.hdr->reads, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&M.hdr->retries, scans ? scans - 1 : 0, memory_order_relaxed);
+		n_retries += scans ? scans - 1 : 0;
+		if (++n_reads == 64)
+			flush_counts(&n_reads, &n_retries);
 
 		struct violation vio = { 0 };
 		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION) {
@@ -214,6 +226,7 @@ static void *reader_main(void *arg)
 			break;
 		}
 	}
+	flush_counts(&n_reads, &n_retries);
 	acc_self.on_limit = acc_limit_ignore;
 	pthread_mutex_lock(&judged_lock);
 	judged.hw_quiet += r->st.hw_quiet;
@@ -377,6 +390,30 @@ static void monitor_above_workers(void)
 		fprintf(stderr, "hammer: cannot raise the monitor's real-time priority: %s\n", strerror(errno));
 }
 
+/* With no writer thread nothing would ever map a block: map and fold
+ * every block first, through the writer op and the history like any
+ * writer's (readers alone then measure reading folded blocks; hardware
+ * alone, updating them). Blocks b % 4 = 0..3: young, dirty and young,
+ * neither, young. */
+static void populate(void)
+{
+	struct writer_ctx ctx = { .m = &M, .rng = C->seed };
+	int touched;
+
+	history_attach(&ctx);
+	for (unsigned lt = 0; lt < M.ntables; lt++) {
+		pthread_mutex_lock(&M.ptl[lt]);
+		for (unsigned b = 0; b < M.bpt; b++) {
+			static const unsigned pattern[4] = { OPF_YOUNG, OPF_YOUNG | OPF_DIRTY, 0, OPF_YOUNG };
+			struct op_args a = { .s = 0, .n = M.cont, .flags = OPF_NEW_FOLIO | pattern[b % 4] };
+
+			op_run(&M, &ctx, W.plans, lt, b, OP_MAP, &a, &touched);
+		}
+		pthread_mutex_unlock(&M.ptl[lt]);
+	}
+	history_detach();
+}
+
 /* More worker threads than CPUs this process may run on. */
 static bool oversubscribed(const struct stress_cfg *cfg)
 {
@@ -463,6 +500,8 @@ int stress_run(const struct stress_cfg *cfg)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
+	if (!cfg->writers)
+		populate();
 	/* writers and hardware first: readers aim at what they do */
 	if (agents_start(&W, wr, cfg->writers, hw, cfg->hw, cfg->seed)) {
 		fprintf(stderr, "hammer: cannot start the writer and hardware threads\n");
