@@ -329,6 +329,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 static const char usage[] =
 	"usage: bench [--seconds-per-case=S] [--pattern=P] [--granule=G[,G]] [--writers=OPS]\n"
 	"             [--seed=N]\n"
+	"       bench --scaling [...]   threads per core and time to detection (--scaling --help)\n"
 	"  --seconds-per-case=S  time of each measurement (default 0.5; the whole run\n"
 	"                        takes about 30*S seconds)\n"
 	"  --pattern=P           young/dirty pattern of the blocks: young (default),\n"
@@ -498,9 +499,16 @@ static void print_tables(const struct opts *o)
 	printf("\nThe early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002\n");
 }
 
+int scaling_main(int argc, char **argv);     /* stress/bench/scaling.c */
+
 int main(int argc, char **argv)
 {
 	struct opts o;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--scaling"))
+			return scaling_main(argc, argv);
+
 	int rc = parse(argc, argv, &o);
 	unsigned ncase = 0, icase = 0;
 	double t_start = now_ns();
