@@ -3,6 +3,8 @@
 #include "stress/agents.h"
 
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +38,14 @@ bool agents_check_owed(struct stress_world *w, unsigned lt, int touched)
 		}
 	}
 	return true;
+}
+
+double agents_thread_cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 void agents_pin_self(struct stress_world *w, unsigned slot)
@@ -131,7 +141,14 @@ static void *writer_main(void *arg)
 	struct stress_world *w = a->w;
 	struct harness_mm *M = &w->m;
 	uint64_t unflushed = 0;
+	/* this writer's own tables: a share of them when there are several
+	 * writers and at least as many tables */
+	unsigned own_lo = 0, own_n = 0;
 
+	if (w->nwriters > 1 && M->ntables >= w->nwriters) {
+		own_lo = a->index * M->ntables / w->nwriters;
+		own_n = (a->index + 1) * M->ntables / w->nwriters - own_lo;
+	}
 	self_writer = a;
 	agents_pin_self(w, w->nreaders + a->index);
 	rcu_register_thread();
@@ -167,16 +184,23 @@ static void *writer_main(void *arg)
 			lt = (stalled - 1) / M->bpt;
 			b = (stalled - 1) % M->bpt;
 		}
-		agents_park_point(w);
-		/* A random pick whose table another writer holds: pick again
-		 * (a few times) rather than queue behind it, so writers on a
-		 * run with tables to spare do not wait for each other. */
-		for (int tries = 0; !chase && tries < 4 && w->nwriters > 1; tries++) {
-			if (!pthread_mutex_trylock(&M->ptl[lt]))
-				goto locked;
-			lt = rng_below(&a->rng, M->ntables);
+		if (!chase && own_n && rng_below(&a->rng, 8)) {
+			/* Seven ops in eight on the writer's own tables: writers
+			 * on different tables never wait for (or bounce the lock
+			 * line of) each other, so more writers run more ops. The
+			 * eighth goes anywhere (tables still change hands), but
+			 * not into a queue: a table another writer holds now is
+			 * swapped for an own one (a lock handed over through the
+			 * kernel costs ten ops). */
+			lt = own_lo + rng_below(&a->rng, own_n);
 		}
-		pthread_mutex_lock(&M->ptl[lt]);
+		agents_park_point(w);
+		for (int tries = 0; !chase && tries < 4; tries++) {
+			if (!pthread_mutex_trylock(&M->ptl[lt].lock))
+				goto locked;
+			lt = own_n ? own_lo + rng_below(&a->rng, own_n) : rng_below(&a->rng, M->ntables);
+		}
+		pthread_mutex_lock(&M->ptl[lt].lock);
 locked:
 		atomic_store_explicit(&a->hot_block, lt * M->bpt + b + 1, memory_order_relaxed);
 		a->cleared = false;
@@ -191,9 +215,10 @@ locked:
 		}
 		a->ctx.consumes = 0;
 		agents_check_owed(w, lt, touched);
-		pthread_mutex_unlock(&M->ptl[lt]);
+		pthread_mutex_unlock(&M->ptl[lt].lock);
 	}
 	atomic_fetch_add_explicit(&M->hdr->writer_ops, unflushed, memory_order_relaxed);
+	a->cpu_s = agents_thread_cpu_s();
 	history_detach();
 	acc_self.on_limit = acc_limit_ignore;
 	rcu_unregister_thread();
@@ -331,6 +356,7 @@ static void *hw_main(void *arg)
 			sched_yield();
 	}
 	atomic_fetch_add_explicit(&M->hdr->hw_ops, unflushed, memory_order_relaxed);
+	a->cpu_s = agents_thread_cpu_s();
 	acc_self.observer = NULL;
 	rcu_unregister_thread();
 	return NULL;
@@ -367,6 +393,16 @@ int agents_start(struct stress_world *w, struct agent *wr, unsigned nw, struct a
 		return -1;
 	}
 	return 0;
+}
+
+struct agent *agents_alloc(unsigned n)
+{
+	size_t size = ((n ? n : 1) * sizeof(struct agent) + 63) / 64 * 64;
+	struct agent *a = aligned_alloc(64, size);
+
+	if (a)
+		memset(a, 0, size);
+	return a;
 }
 
 void agents_join(struct agent *a, unsigned n)

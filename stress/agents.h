@@ -51,8 +51,10 @@ struct stress_world {
 	unsigned ncpus;
 };
 
+/* Cache-line aligned (allocate arrays with agents_alloc): each thread
+ * writes its own agent on every op, and neighbours must not share lines. */
 struct agent {
-	pthread_t th;
+	_Alignas(64) pthread_t th;
 	struct stress_world *w;
 	struct writer_ctx ctx;           /* writers */
 	uint64_t rng;
@@ -70,6 +72,7 @@ struct agent {
 	_Atomic uint64_t ops;            /* ops done (writers) or updates (hardware) */
 	bool cleared;                    /* delays: this op has cleared entries */
 	struct agent *follow;            /* hardware: the writer it follows */
+	double cpu_s;                    /* the thread's CPU time, when it ended */
 };
 
 /* Start nw writer threads (rng seed * 2000003 + i) in wr[0..nw) and nh
@@ -79,6 +82,12 @@ struct agent {
 int agents_start(struct stress_world *w, struct agent *wr, unsigned nw, struct agent *hw,
 		 unsigned nh, uint64_t seed);
 void agents_join(struct agent *a, unsigned n);
+
+/* n zeroed agents, cache-line aligned (free with free); NULL if out of memory. */
+struct agent *agents_alloc(unsigned n);
+
+/* CPU seconds the calling thread has used. */
+double agents_thread_cpu_s(void);
 
 /* Pin the calling thread to its slot's CPU (no-op without w->cpus). */
 void agents_pin_self(struct stress_world *w, unsigned slot);

@@ -36,6 +36,7 @@ static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
 /* delays taken, by role: readers, writers, hardware */
 static struct delay_totals delays_sum[3];
+static double readers_cpu_s;             /* CPU time of the reader threads */
 
 static double now_s(void)
 {
@@ -62,8 +63,8 @@ static void report_finding(struct stress_world *w, const struct violation *v)
 }
 
 /* ---- readers ----------------------------------------------------------- */
-struct reader {
-	pthread_t th;
+struct reader {          /* cache-line aligned: each writes its own on every read */
+	_Alignas(64) pthread_t th;
 	uint64_t rng;
 	sigjmp_buf jb;
 	uint64_t q_seen;         /* still phase this read was first seen in */
@@ -173,7 +174,7 @@ static void *reader_main(void *arg)
 			}
 		}
 		if (C->locked)
-			pthread_mutex_lock(&M.ptl[lt]);
+			pthread_mutex_lock(&M.ptl[lt].lock);
 		ptep = probe_open(&M, &p, lt, block, t, C->locked);
 
 		acc_self.scans = 0;
@@ -203,14 +204,14 @@ static void *reader_main(void *arg)
 			}
 			probe_abandon(&p);
 			if (C->locked)
-				pthread_mutex_unlock(&M.ptl[lt]);
+				pthread_mutex_unlock(&M.ptl[lt].lock);
 			break;
 		}
 		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
 		r->delay_pending = r->yield_pending = false;
 		probe_close(&M, &p, R);
 		if (C->locked)
-			pthread_mutex_unlock(&M.ptl[lt]);
+			pthread_mutex_unlock(&M.ptl[lt].lock);
 
 		/* retries = block scans started beyond the first; into the
 		 * segment's counters every 64 reads (one shared cache line
@@ -234,6 +235,7 @@ static void *reader_main(void *arg)
 	judged.content_only += r->st.content_only;
 	judged.unjudged += r->st.unjudged;
 	delay_add(&delays_sum[0], &r->delay);
+	readers_cpu_s += agents_thread_cpu_s();
 	pthread_mutex_unlock(&judged_lock);
 	rcu_unregister_thread();
 	return NULL;
@@ -254,9 +256,9 @@ static void quiesce(unsigned parties, int ms)
 		atomic_fetch_add(&g_quiesce_gen, 1);
 		usleep(ms * 1000);
 		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&W.stop); lt++) {
-			pthread_mutex_lock(&M.ptl[lt]);
+			pthread_mutex_lock(&M.ptl[lt].lock);
 			agents_check_owed(&W, lt, -1);
-			pthread_mutex_unlock(&M.ptl[lt]);
+			pthread_mutex_unlock(&M.ptl[lt].lock);
 		}
 		atomic_fetch_add(&g_quiesce_gen, 1);
 	}
@@ -344,7 +346,15 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, "], \"hw_ops_per_agent\": [");
 	for (unsigned i = 0; i < C->hw; i++)
 		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)atomic_load(&W.hws[i].ops));
-	fprintf(f, "],\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, ",
+	double wcpu = 0, hcpu = 0;
+
+	for (unsigned i = 0; i < C->writers; i++)
+		wcpu += W.writers[i].cpu_s;
+	for (unsigned i = 0; i < C->hw; i++)
+		hcpu += W.hws[i].cpu_s;
+	fprintf(f, "], \"cpu_seconds\": {\"readers\": %.3f, \"writers\": %.3f, \"hw\": %.3f}",
+		readers_cpu_s, wcpu, hcpu);
+	fprintf(f, ",\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, ",
 		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, C->delay.kmax);
 	json_delays(f, "readers", &delays_sum[0], C->readers, elapsed, false);
 	json_delays(f, "writers", &delays_sum[1], C->writers, elapsed, false);
@@ -402,14 +412,14 @@ static void populate(void)
 
 	history_attach(&ctx);
 	for (unsigned lt = 0; lt < M.ntables; lt++) {
-		pthread_mutex_lock(&M.ptl[lt]);
+		pthread_mutex_lock(&M.ptl[lt].lock);
 		for (unsigned b = 0; b < M.bpt; b++) {
 			static const unsigned pattern[4] = { OPF_YOUNG, OPF_YOUNG | OPF_DIRTY, 0, OPF_YOUNG };
 			struct op_args a = { .s = 0, .n = M.cont, .flags = OPF_NEW_FOLIO | pattern[b % 4] };
 
 			op_run(&M, &ctx, W.plans, lt, b, OP_MAP, &a, &touched);
 		}
-		pthread_mutex_unlock(&M.ptl[lt]);
+		pthread_mutex_unlock(&M.ptl[lt].lock);
 	}
 	history_detach();
 }
@@ -464,6 +474,7 @@ int stress_run(const struct stress_cfg *cfg)
 	atomic_store(&n_violations, 0);
 	memset(&judged, 0, sizeof(judged));
 	memset(&delays_sum, 0, sizeof(delays_sum));
+	readers_cpu_s = 0;
 	g_signal = 0;
 	kc_bbml2_noabort = cfg->bbml2;
 	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
@@ -483,9 +494,11 @@ int stress_run(const struct stress_cfg *cfg)
 		hmm_destroy(&M);
 		return 2;
 	}
-	rd = calloc(cfg->readers, sizeof(*rd));
-	wr = calloc(cfg->writers, sizeof(*wr));
-	hw = calloc(cfg->hw, sizeof(*hw));
+	rd = aligned_alloc(64, ((cfg->readers ? cfg->readers : 1) * sizeof(*rd) + 63) / 64 * 64);
+	if (rd)
+		memset(rd, 0, (cfg->readers ? cfg->readers : 1) * sizeof(*rd));
+	wr = agents_alloc(cfg->writers);
+	hw = agents_alloc(cfg->hw);
 	if (!W.plans || !rd || !wr || !hw) {
 		fprintf(stderr, "hammer: out of memory\n");
 		hmm_destroy(&M);

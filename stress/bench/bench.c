@@ -240,7 +240,7 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			uint64_t *e, hits;
 
 			if (locked)
-				pthread_mutex_lock(&M.ptl[lt]);
+				pthread_mutex_lock(&M.ptl[lt].lock);
 			rcu_read_lock();
 			slot = rcu_dereference(M.tables[lt]);
 			TSAN_RCU_CONSUME(slot);
@@ -251,7 +251,7 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			TSAN_RCU_READ_END();
 			rcu_read_unlock();
 			if (locked)
-				pthread_mutex_unlock(&M.ptl[lt]);
+				pthread_mutex_unlock(&M.ptl[lt].lock);
 			st->scans += hits;
 			st->retries += hits ? hits - 1 : 0;
 			st->cont_reads += hits != 0;

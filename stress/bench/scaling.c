@@ -149,7 +149,7 @@ static bool run_child(const struct spec *s, struct outcome *o)
 		cfg.seconds = s->secs;
 		cfg.seed = s->seed;
 		cfg.ops = OPS_ALL;
-		cfg.chaos = 64;
+		cfg.chaos = 0;
 		cfg.delay = (struct delay_params){ .on = s->delay, .share = DELAY_DEFAULT_SHARE,
 						   .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
 						   .kmax = DELAY_DEFAULT_KMAX };
