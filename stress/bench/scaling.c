@@ -13,7 +13,8 @@
  *
  * Part 2 (time to first detection) on C = all those CPUs, for each mutant
  * (--mutants: the hard ones by default, from the catalogue compiled in, so
- * new ones join without a change here), --seeds seeds, each run bounded by
+ * new ones join without a change here; at 4k, and the early-exit ones also
+ * at 16k, as the stress suite tests them), --seeds seeds, each run bounded by
  * --bound seconds, in two modes:
  *   pinned      one thread per CPU (hammer --pin), under SCHED_FIFO when
  *               allowed (root: nothing preempts a thread, as `chrt -f`):
@@ -22,7 +23,8 @@
  *               bugs, as the issue's `chrt -f 50 taskset -c 0,1 hammer
  *               --threads=1,1,0`; 0,1,1 for writer-contract bugs, whose
  *               violations need hardware), and 1,1,1 for livelocks (some
- *               need all three roles; still no preemption under FIFO)
+ *               need all three roles: three threads on two CPUs, so not
+ *               pinned, still never preempted under FIFO)
  *   over        2C threads on the C CPUs, not pinned, normal scheduling
  *               (C = 2: 2,1,1, the hammer's default)
  *   nodelay     as pinned with --delay=off (--modes=pinned,over,nodelay):
@@ -329,6 +331,7 @@ static int cmp_d(const void *a, const void *b)
 
 struct cell {
 	unsigned r, w, h, caught, ran;
+	bool unpinned;            /* pinned mode, but more threads than CPUs */
 	double med, worst;
 	bool rt_denied;
 };
@@ -342,9 +345,14 @@ static void detect_cell(const struct sc_opts *o, const struct variant *v, unsign
 
 	memset(c, 0, sizeof(*c));
 	shape(cpus, pinned, expect, &c->r, &c->w, &c->h);
+	c->unpinned = pinned && c->r + c->w + c->h > cpus;
 	for (unsigned s = 1; s <= o->seeds; s++) {
+		/* more threads than CPUs (the 1,1,1 livelock shape on 2 CPUs): not
+		 * pinned, so a thread that sleeps leaves its CPU to the third;
+		 * still no preemption under SCHED_FIFO */
+		bool pin = pinned && c->r + c->w + c->h <= cpus;
 		struct spec sp = {
-			.v = v, .r = c->r, .w = c->w, .h = c->h, .ncpus = cpus, .pin = pinned,
+			.v = v, .r = c->r, .w = c->w, .h = c->h, .ncpus = cpus, .pin = pin,
 			.rt = pinned && o->rt, .delay = mode != 2, .secs = o->bound, .seed = s,
 			.expect = expect, .expect_text = v->expect,
 		};
@@ -362,7 +370,7 @@ static void detect_cell(const struct sc_opts *o, const struct variant *v, unsign
 		} else {
 			t[s - 1] = o->bound;
 		}
-		fprintf(stderr, "bench:   %-22s %-8s seed %u: %s %.2f s\n", v->name,
+		fprintf(stderr, "bench:   %-22s %-3s %-8s seed %u: %s %.2f s\n", v->name, v->granule->name,
 			mode == 0 ? "pinned" : mode == 1 ? "over" : "nodelay", s,
 			out.found ? "found" : "missed", out.seconds);
 	}
@@ -390,7 +398,7 @@ static void print_cell(const struct cell *c)
 {
 	char sh[16];
 
-	snprintf(sh, sizeof(sh), "%u,%u,%u", c->r, c->w, c->h);
+	snprintf(sh, sizeof(sh), "%u,%u,%u%s", c->r, c->w, c->h, c->unpinned ? "*" : "");
 	printf(" %8s %7.2f %7.2f %3u/%-3u", sh, c->med, c->worst, c->caught, c->ran);
 }
 
@@ -409,8 +417,9 @@ static void detection(const struct sc_opts *o)
 	printf("  pinned: one thread per CPU%s; over: %u threads on %u CPUs, not pinned%s\n",
 	       o->rt ? ", SCHED_FIFO (no preemption)" : "", 2 * o->maxn, o->maxn,
 	       o->mode_nodelay ? "; nodelay: pinned with --delay=off" : "");
-	printf("  shape R,W,H; median and worst seconds (a miss counts as the bound); caught/runs\n\n");
-	printf("%-22s %-22s", "mutant", "expect");
+	printf("  shape R,W,H (*: more threads than CPUs, so not pinned; under SCHED_FIFO still never\n"
+	       "  preempted); median and worst seconds (a miss counts as the bound); caught/runs\n\n");
+	printf("%-22s %-4s %-22s", "mutant", "gran", "expect");
 	for (int i = 0; i < nm; i++) {
 		const char *name = modes[i] == 0 ? "pinned" : modes[i] == 1 ? "over" : "nodelay";
 
@@ -424,7 +433,8 @@ static void detection(const struct sc_opts *o)
 		struct cell cells[3];
 		bool rt_denied = false;
 
-		if (!v->mutant || v->granule != &granules[0])
+		/* the cells of the stress suite: 4k, and 16k for the early-exit tree */
+		if (!v->mutant || (v->granule != &granules[0] && !(v->early_exit && v->granule == &granules[1])))
 			continue;
 		unsigned expect = parse_expect(v->expect);
 
@@ -434,7 +444,7 @@ static void detection(const struct sc_opts *o)
 			detect_cell(o, v, expect, modes[m], &cells[m]);
 			rt_denied |= cells[m].rt_denied;
 		}
-		printf("%-22s %-22s", v->name, v->expect);
+		printf("%-22s %-4s %-22s", v->name, v->granule->name, v->expect);
 		for (int m = 0; m < nm; m++)
 			print_cell(&cells[m]);
 		if (o->mode_pinned && o->mode_over) {
