@@ -70,6 +70,22 @@ static struct block_hist *hist_of(struct harness_mm *M, const uint64_t *p)
 }
 
 /* ---- software writers -------------------------------------------------- */
+/* Writer i's own tables are [own_first(i), own_first(i + 1)). */
+static unsigned own_first(const struct stress_world *w, unsigned i)
+{
+	return i * w->m.ntables / w->nwriters;
+}
+
+struct agent *agents_owner(struct stress_world *w, unsigned lt)
+{
+	unsigned i = 0;
+
+	if (w->nwriters > 1 && w->m.ntables >= w->nwriters)
+		while (i + 1 < w->nwriters && own_first(w, i + 1) <= lt)
+			i++;
+	return &w->writers[i];
+}
+
 static __thread struct agent *self_writer;
 static __thread const struct acc_observer *inner_observer;   /* the history's */
 
@@ -146,8 +162,8 @@ static void *writer_main(void *arg)
 	unsigned own_lo = 0, own_n = 0;
 
 	if (w->nwriters > 1 && M->ntables >= w->nwriters) {
-		own_lo = a->index * M->ntables / w->nwriters;
-		own_n = (a->index + 1) * M->ntables / w->nwriters - own_lo;
+		own_lo = own_first(w, a->index);
+		own_n = own_first(w, a->index + 1) - own_lo;
 	}
 	self_writer = a;
 	agents_pin_self(w, w->nreaders + a->index);

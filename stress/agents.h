@@ -86,6 +86,11 @@ void agents_join(struct agent *a, unsigned n);
 /* n zeroed agents, cache-line aligned (free with free); NULL if out of memory. */
 struct agent *agents_alloc(unsigned n);
 
+/* The writer that works on logical table lt most (each writer has its
+ * own share of the tables when there are several): where a reader
+ * standing still in a block of lt asks for it to be changed. nwriters > 0. */
+struct agent *agents_owner(struct stress_world *w, unsigned lt);
+
 /* CPU seconds the calling thread has used. */
 double agents_thread_cpu_s(void);
 

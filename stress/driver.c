@@ -90,10 +90,10 @@ static void reader_on_limit(struct acc_thread *t)
 	if (r->delay_pending) {
 		/* delays: stand still in the middle of this read until writers
 		 * have stored to its block k times (stress/delay.h); the writer
-		 * this reader reports to picks the block often meanwhile */
+		 * owning its table picks the block often meanwhile */
 		unsigned mine = r->cur_block, k = delay_steps(&r->delay);
 		struct block_hist *h = &M.hist[mine - 1];
-		struct agent *wr = &W.writers[r->index % W.nwriters];
+		struct agent *wr = agents_owner(&W, (mine - 1) / M.bpt);
 		uint64_t l0 = atomic_load_explicit(&h->lseq, memory_order_acquire);
 
 		r->delay_pending = false;
@@ -108,8 +108,8 @@ static void reader_on_limit(struct acc_thread *t)
 		 * change the block between two of its loads */
 		r->yield_pending = false;
 		if (W.nwriters) {
-			struct agent *wr = &W.writers[r->index % W.nwriters];
 			unsigned mine = r->cur_block;
+			struct agent *wr = agents_owner(&W, (mine - 1) / M.bpt);
 
 			atomic_store_explicit(&wr->stalled_block, mine, memory_order_relaxed);
 			sched_yield();
