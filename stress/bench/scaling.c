@@ -465,7 +465,8 @@ static const char usage[] =
 	"  --seeds=N             seeds per mutant and mode (default 5)\n"
 	"  --bound=S             each detection run's bound (default 20)\n"
 	"  --mutants=...         hard (default: no_pfn_check, ee_sticky_flags, ee_check_after_gather\n"
-	"                        and every writer-contract mutant of the catalogue), all, or names\n"
+	"                        and every writer-contract mutant of the catalogue: expected kinds\n"
+	"                        dirty_lost/young_lost), all, or names\n"
 	"  --max-threads=N       up to N threads / CPUs (default: the CPUs this process may use)\n"
 	"  --modes=LIST          detection modes (default pinned,over)\n"
 	"  --no-rt               pinned runs without SCHED_FIFO\n";
