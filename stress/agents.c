@@ -104,13 +104,16 @@ static void writer_on_limit(struct acc_thread *t)
  * first store after the op cleared entries (between a block's clear and
  * its rewrite). The writer stands still until hardware has updated its
  * block k times, aimed at this very entry (hot_ptep); with no hardware
- * agents, for k microseconds (readers see the block half rewritten). */
+ * agent following it, for k microseconds (readers see the block half
+ * rewritten). */
 static void writer_delay(struct agent *a, uint64_t *p)
 {
 	struct stress_world *w = a->w;
 	unsigned k = delay_steps(&a->delay);
 
-	if (w->nhws) {
+	if (a->index < w->nhws) {
+		/* hardware agent a->index (and every nwriters-th after it)
+		 * follows this writer */
 		struct block_hist *h = hist_of(&w->m, p);
 		uint64_t e0 = atomic_load_explicit(&h->hw_end, memory_order_acquire);
 
