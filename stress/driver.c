@@ -354,8 +354,9 @@ static void summary(FILE *f, double elapsed, const char *result)
 		hcpu += W.hws[i].cpu_s;
 	fprintf(f, "], \"cpu_seconds\": {\"readers\": %.3f, \"writers\": %.3f, \"hw\": %.3f}",
 		readers_cpu_s, wcpu, hcpu);
-	fprintf(f, ",\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, ",
-		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, C->delay.kmax);
+	fprintf(f, ",\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, \"waits\": \"%s\", ",
+		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, C->delay.kmax,
+		W.delay.sleep ? "sleep" : "spin");
 	json_delays(f, "readers", &delays_sum[0], C->readers, elapsed, false);
 	json_delays(f, "writers", &delays_sum[1], C->writers, elapsed, false);
 	json_delays(f, "hw", &delays_sum[2], C->hw, elapsed, true);
@@ -400,11 +401,11 @@ static void monitor_above_workers(void)
 		fprintf(stderr, "hammer: cannot raise the monitor's real-time priority: %s\n", strerror(errno));
 }
 
-/* With no writer thread nothing would ever map a block: map and fold
- * every block first, through the writer op and the history like any
- * writer's (readers alone then measure reading folded blocks; hardware
- * alone, updating them). Blocks b % 4 = 0..3: young, dirty and young,
- * neither, young. */
+/* With no writer thread nothing would ever map a block: map every block
+ * whole first (a whole aligned block is mapped CONT), through the writer
+ * op and the history like any writer's (readers alone then measure
+ * reading folded blocks; hardware alone, updating them). Blocks b % 4 =
+ * 0..3: young, dirty and young, neither, young. */
 static void populate(void)
 {
 	struct writer_ctx ctx = { .m = &M, .rng = C->seed };
