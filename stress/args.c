@@ -37,7 +37,8 @@ static const char usage[] =
 "  --delay-share=F    share of each reader's time spent delayed (0 < F < 1,\n"
 "                     default 0.5; writers half of it, hardware a quarter)\n"
 "  --delay-max=US     longest single delay in microseconds (default 2000)\n"
-"  --delay-steps=K    widest K (1..65536, default 256)\n"
+"  --delay-steps=K    widest K (1..65536, default 256, at 16k 1024: eight\n"
+"                     blocks' worth of stores)\n"
 "  --chaos=N          the old race widening: writers yield on 1 in N entry\n"
 "                     stores, and 1 in 8 reads yield at a random load (a yield\n"
 "                     only widens a race when the OS preempts there: measured\n"
@@ -127,7 +128,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->chaos = 0;              /* the delays do it better, on any core count */
 	cfg->delay = (struct delay_params){ .on = true, .share = DELAY_DEFAULT_SHARE,
 					    .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
-					    .kmax = DELAY_DEFAULT_KMAX };
+					    .kmax = 0 /* by granule */ };
 	cfg->progress = -1;
 	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
 

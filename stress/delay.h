@@ -18,9 +18,9 @@
  *     priority change point (the delayed thread drops below the others
  *     until they have made K steps): K software stores to the reader's
  *     block, K hardware updates of the writer's block. K is drawn
- *     log-uniform from [1, kmax], so short races (one store) and long ones
- *     (an unmap and a remap: 2 * CONT_PTES stores) are both tried, on any
- *     machine speed. A time cap bounds each delay: the configured maximum,
+ *     log-uniform from [1, kmax] (default max(256, 8 * CONT_PTES)), so
+ *     short races (one store) and long ones (an unmap and a remap:
+ *     2 * CONT_PTES stores) are both tried, on any machine speed. A time cap bounds each delay: the configured maximum,
  *     and below it 8 times K times the time one step took in the thread's
  *     recent completed delays (so a delay whose progress is not coming
  *     gives up soon). Delays end at once when the run stops or pauses.
@@ -47,13 +47,17 @@ struct delay_params {
 	bool on;
 	double share;        /* target share of each thread's time spent delayed */
 	double max_ns;       /* longest single delay */
-	unsigned kmax;       /* K drawn log-uniform from [1, kmax] */
+	unsigned kmax;       /* K drawn log-uniform from [1, kmax]; 0 in a
+			      * stress_cfg: delay_kmax_for(CONT_PTES) */
 	bool sleep;          /* more threads than CPUs: wait asleep (below) */
 };
 
 #define DELAY_DEFAULT_SHARE 0.5
 #define DELAY_DEFAULT_MAX_US 2000
-#define DELAY_DEFAULT_KMAX 256
+/* The default widest K: 256, or 8 blocks' worth of stores at 16K (an
+ * unmap and a remap of a block take 2 * CONT_PTES; at 16K, 256 made the
+ * early-exit mutants 2-3x slower to find without preemption). */
+static inline unsigned delay_kmax_for(unsigned cont) { return 8 * cont > 256 ? 8 * cont : 256; }
 
 /* Per thread. */
 struct delay {

@@ -355,7 +355,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, "], \"cpu_seconds\": {\"readers\": %.3f, \"writers\": %.3f, \"hw\": %.3f}",
 		readers_cpu_s, wcpu, hcpu);
 	fprintf(f, ",\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, \"waits\": \"%s\", ",
-		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, C->delay.kmax,
+		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, W.delay.kmax,
 		W.delay.sleep ? "sleep" : "spin");
 	json_delays(f, "readers", &delays_sum[0], C->readers, elapsed, false);
 	json_delays(f, "writers", &delays_sum[1], C->writers, elapsed, false);
@@ -489,6 +489,8 @@ int stress_run(const struct stress_cfg *cfg)
 	W.chaos = cfg->chaos;
 	W.delay = cfg->delay;
 	W.delay.sleep = oversubscribed(cfg);
+	if (!W.delay.kmax)
+		W.delay.kmax = delay_kmax_for(M.cont);
 	W.nreaders = cfg->readers;
 	W.report = report_finding;
 	if (cfg->pin && pin_cpus(&W)) {

@@ -154,7 +154,7 @@ static bool run_child(const struct spec *s, struct outcome *o)
 		cfg.chaos = 0;
 		cfg.delay = (struct delay_params){ .on = s->delay, .share = DELAY_DEFAULT_SHARE,
 						   .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
-						   .kmax = DELAY_DEFAULT_KMAX };
+						   .kmax = 0 };
 		cfg.pin = s->pin;
 		cfg.expect = s->expect;
 		cfg.expect_text = s->expect_text;
