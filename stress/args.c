@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "stress/driver.h"
 #include "core/ops.h"
@@ -49,7 +50,10 @@ static const char usage[] =
 "                     several kinds joined by | accept any of them\n"
 "  --keep-going       count violations instead of stopping at the first\n"
 "  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
-"  --report-dir=DIR   write the reproducer there (default: $TEST_UNDECLARED_OUTPUTS_DIR)\n"
+"  --report-dir=DIR   write the reproducer there (default: bazel test's outputs folder,\n"
+"                     else ./hammer-reproducers, made on the first violation)\n"
+"                     (relative paths: to where you ran the command, also under\n"
+"                     bazel run)\n"
 "  --json=FILE        write the JSON summary to FILE instead of stdout\n"
 "  --list             list variants, mutants, writer ops and violation kinds\n"
 "exit: 0 clean (or the expected violation found), 1 violation (or the\n"
@@ -67,11 +71,11 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 {
 	char *end;
 	unsigned long v;
-	char range[64];
+	char range[160];
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	snprintf(range, sizeof(range), "%u..%u", lo, hi);
+	snprintf(range, sizeof(range), "%u..%u, got '%.100s'", lo, hi, s);
 	if (!*s || *end || errno || *s == '-' || v < lo || v > hi)
 		return bad("%s wants an integer in %s", flag, range);
 	*out = (unsigned)v;
@@ -110,6 +114,32 @@ static const char *valid_variant_names(const struct granule *g)
 	return buf;
 }
 
+/* Where the user ran the command: under `bazel run` the binary runs in its
+ * runfiles and BUILD_WORKING_DIRECTORY says where the user was (tools/hammer
+ * sets it too, as it runs the binary from the checkout). */
+const char *stress_caller_dir(void)
+{
+	static char cwd[4096];
+	const char *d = getenv("BUILD_WORKING_DIRECTORY");
+
+	if (d && *d)
+		return d;
+	return getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+}
+
+/* A path the user gave, relative to where they ran the command (absolute,
+ * so that the reproducer's command line means the same from anywhere). */
+const char *stress_caller_path(const char *p)
+{
+	char *out;
+
+	if (p[0] == '/')
+		return p;
+	if (asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0)
+		return p;
+	return out;
+}
+
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 {
 	const char *reader = "lockless", *mutant = NULL, *vname = NULL, *writers = "all";
@@ -130,7 +160,13 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 					    .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
 					    .kmax = 0 /* by granule */ };
 	cfg->progress = -1;
+	/* reproducers: bazel test's output folder, or a folder of the caller's
+	 * (made when the first violation is written) */
 	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+	if (!cfg->report_dir || !*cfg->report_dir) {
+		cfg->report_dir = stress_caller_path("hammer-reproducers");
+		cfg->report_dir_create = true;
+	}
 
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i], *val = strchr(a, '=');
@@ -271,12 +307,16 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->progress = 0;
 		} else if (!strcmp(key, "--report-dir")) {
 			NEEDS_VALUE();
-			if (access(val, W_OK))
-				return bad("--report-dir '%s' is not a writable directory%s", val, "");
-			cfg->report_dir = val;
+			const char *dir = stress_caller_path(val);
+			struct stat st;
+
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
+				return bad("--report-dir '%s' is not a writable directory%s", dir, "");
+			cfg->report_dir = dir;
+			cfg->report_dir_create = false;
 		} else if (!strcmp(key, "--json")) {
 			NEEDS_VALUE();
-			cfg->json_path = val;
+			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
 				   "--seconds --seed --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 "
@@ -296,6 +336,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 		return bad("unknown reader '%s' (valid: lockless, locked, early-exit, locked-early-exit)%s", reader, "");
 	}
 	cfg->locked = !strncmp(reader, "locked", 6);
+	cfg->reader_name = reader;
 	if (mutant && vname)
 		return bad("--mutant and --variant both name the tree to run; give one%s%s", "", "");
 	if (!vname)

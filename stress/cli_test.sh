@@ -32,7 +32,8 @@ expect 2 "unknown violation kind 'boom' \(valid: clean, torn_mapping" -- --expec
 expect 2 "--expect stops at the first violation; --keep-going contradicts it" -- --expect=lost_bit --keep-going
 expect 2 "--seconds wants a positive number" -- --seconds=0
 expect 2 "--seconds wants a positive number" -- --seconds=abc
-expect 2 "--threads wants an integer in 0..64" -- --threads=65
+expect 2 "--threads wants an integer in 0..64, got '65'" -- --threads=65
+expect 2 "--threads wants an integer in 0..64, got 'x'" -- --threads=2,x
 expect 2 "--threads needs at least one thread" -- --threads=0,0,0
 expect 2 "hardware alone cannot violate anything" -- --threads=0,0,2
 expect 2 "--threads takes at most three numbers" -- --threads=1,1,1,1
@@ -55,6 +56,7 @@ expect 0 "no_consistency_check +mutant, expect phantom_bit" -- --list
 # and the delays taken (off: none).
 expect 0 '"readers": 0, "writers": 2, "hw": 1.*"tables": 4, .*"writer_ops_per_writer": \[[1-9][0-9]*, [1-9][0-9]*\]' -- --threads=0,2,1 --seconds=0.5
 expect 0 '"pinned": true' -- --threads=1,1,1 --pin --seconds=0.5
+expect 0 '"variant": "early_exit", "mutant": null, "reader": "early-exit"' -- --reader=early-exit --seconds=0.3
 expect 0 '"delays": \{"on": false.*"readers": \{"points": 0, "taken": 0' -- --delay=off --seconds=0.5
 expect 0 '"delays": \{"on": true.*"readers": \{"points": [1-9][0-9]*, "taken": [1-9]' -- --seconds=1
 if "$watch" /etc/passwd >/dev/null 2>&1; then echo "FAIL: segment_watch accepted /etc/passwd"; fails=$((fails + 1)); fi

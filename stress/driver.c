@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -307,8 +308,13 @@ static void write_repro(void)
 
 	if (!C->report_dir)
 		return;
-	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s.txt", C->report_dir,
-		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name);
+	if (C->report_dir_create && mkdir(C->report_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "hammer: cannot make the reproducer folder %s: %s\n", C->report_dir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s-seed%llu.txt", C->report_dir,
+		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name,
+		 (unsigned long long)C->seed);
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "hammer: cannot write reproducer %s: %s\n", path, strerror(errno));
@@ -318,6 +324,8 @@ static void write_repro(void)
 		first_vio.summary, first_vio.detail, C->cmdline ? C->cmdline : "hammer",
 		(unsigned long long)C->seed);
 	fclose(f);
+	fprintf(stderr, "hammer: reproduce (timing-dependent; rerun a few times) with\n  %s --seed=%llu\n",
+		C->cmdline ? C->cmdline : "hammer", (unsigned long long)C->seed);
 	fprintf(stderr, "hammer: reproducer written to %s\n", path);
 }
 
@@ -338,7 +346,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, "{\"variant\": \"%s\", \"mutant\": %s%s%s, \"reader\": \"%s\", \"granule\": \"%s\",\n",
 		C->variant->name, C->variant->mutant ? "\"" : "",
 		C->variant->mutant ? C->variant->mutant : "null", C->variant->mutant ? "\"" : "",
-		C->locked ? "locked" : "lockless", C->variant->granule->name);
+		C->reader_name ? C->reader_name : C->locked ? "locked" : "lockless", C->variant->granule->name);
 	fprintf(f, " \"threads\": {\"readers\": %u, \"writers\": %u, \"hw\": %u}, \"seed\": %llu,\n",
 		C->readers, C->writers, C->hw, (unsigned long long)C->seed);
 	fprintf(f, " \"seconds\": %.2f, \"reads\": %llu, \"reads_per_sec\": %.0f, \"retries_per_read\": %.4f,\n",
