@@ -39,10 +39,28 @@ parse_granule() {
 
 bazel_errors=""
 bazel_build() {
-  local out
-  if out=$(cd "$ws" && bazel build --color=no --noshow_progress "$@" 2>&1); then
-    return 0
-  fi
+  local out log pid rc start=$SECONDS said_wait=0 next=15
+  log=$(mktemp) || die "cannot make a temporary file"
+  (cd "$ws" && exec bazel build --color=no --noshow_progress "$@") >"$log" 2>&1 &
+  pid=$!
+  trap 'kill "$pid" 2>/dev/null; exit 130' INT
+  trap 'kill "$pid" 2>/dev/null; exit 143' TERM
+  # Bazel is quiet with --noshow_progress: say what is being waited for.
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 0.2
+    if [[ $said_wait = 0 ]] && grep -q "Another command" "$log"; then
+      echo "$tool: waiting for another Bazel command in $ws to finish ($(grep -o 'Another command[^.]*' "$log" | head -1))" >&2
+      said_wait=1
+    elif [[ $((SECONDS - start)) -ge $next ]]; then
+      echo "$tool: still building ($((SECONDS - start)) s) ..." >&2
+      next=$((next + 30))
+    fi
+  done
+  wait "$pid"; rc=$?
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  out=$(cat "$log"); rm -f "$log"
+  [[ $rc = 0 ]] && return 0
   bazel_errors=$(grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT|Use --(sandbox_debug|verbose_failures))' <<<"$out" |
     grep -v '^$')
   return 1
