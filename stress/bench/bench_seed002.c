@@ -2,7 +2,7 @@
  * stress/bench/bench_seed002.c - the early-exit patch's three scenarios as a tiny program
  * whose only heavy work is N gathers of one contiguous block, so that
  * `valgrind --tool=callgrind` can count the instructions of a read
- * (stress/bench/bench-seed002 subtracts an --iters=0 run for start-up cost).
+ * (stress/bench/bench-seed002 takes the difference of an N-read and a 2N-read run).
  *
  *   --scenario=1   every entry of the block dirty and young
  *   --scenario=2   only entry index 8 ("the 8th") young, none dirty
