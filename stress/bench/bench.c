@@ -495,9 +495,7 @@ static void print_tables(const struct opts *o)
 	for (unsigned gi = 0; gi < 3; gi++)
 		if (o->gmask & (1u << gi))
 			printf("%-7s %18.2f %22.2f\n", granules[gi].name, null_simple[gi], null_loop[gi]);
-	printf("
-The early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002
-");
+	printf("\nThe early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002\n");
 }
 
 int main(int argc, char **argv)
