@@ -27,6 +27,8 @@ TREES = ["baseline", "early_exit"]
 # base:   the tree it is planted in: "baseline" or "early_exit" (the early-exit patch, docs/glossary.md)
 # expect: the violation kind the oracle must report (a|b: either, when the
 #         slip loses both hardware bits and timing decides which shows first)
+# memory: "arm" if only arm64's weaker ordering shows it (the engine's
+#         --memory=arm; stress mode on x86 cannot); omitted: any model
 # what:   one line: what the slip is
 #
 # One entry per line: fuzz/bench/ttfd reads name, base and expect with sed.
@@ -48,6 +50,7 @@ MUTANTS = [
     struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost|young_lost", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
     struct(name = "unmap_no_unfold", base = "baseline", expect = "livelock", what = "partial unmap of a CONT block without unfolding it first"),
     struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
+    struct(name = "publish_no_wmb", base = "baseline", expect = "use_after_free|torn_mapping", memory = "arm", what = "a new page table published without smp_wmb: a walker may find it before its clearing and entries are visible"),
 ]
 
 READERS = ["lockless", "locked", "early-exit", "locked-early-exit"]

@@ -5,8 +5,11 @@ variants. Three kinds of subject, each built for one backend:
                      mutant, granule) with renamed entry points; each
                      registers itself at start-up (all_variants, in core/)
   plug-in file       a user's kernel-dialect file (plugin_library)
-  kernel tree        a tree's arch/arm64/mm/contpte.c built on the shim of
-                     kernel_tree/ (kernel_tree_library)
+  kernel tree        a tree's arch/arm64/mm/contpte.c (kernel_tree_library)
+
+Plug-in files and kernel trees are both built on the kernel-tree shim of
+kernel_tree/ through its probe (kernel_file_library), so a plug-in file
+sees what a tree's contpte.c sees.
 
 A plug-in file and a kernel tree are linked over the project's own
 kernel-dialect sources built with weak entry points (weak_defaults_library):
@@ -42,6 +45,15 @@ BACKENDS = {
     # what the kernel would run, for the seed 002 bench (stress/bench/)
     "bare": struct(copts = ["-DACCESS_BARE"], deps = ["//core:runtime"], suffix = "_bare"),
 }
+
+# A subject's own unit calls the access layer out of line and has its loads
+# and stores traced, so a plain access to an entry is seen
+# (core/plain_access.h). clang's tracing; the cross gcc of the aarch64
+# builds has none (there the subject's plain accesses go unseen).
+SEE_PLAIN_ACCESSES = select({
+    "//build:aarch64_build": [],
+    "//conditions:default": ["-DACC_OUTLINE", "-fsanitize-coverage=func,trace-loads,trace-stores"],
+})
 
 WARNINGS_AS_ERRORS = [
     # a wrong-arity or undeclared call must not compile silently
@@ -143,33 +155,39 @@ def weak_defaults_libraries(variant_name):
                 tags = ["manual"],
             )
 
-# ---- plug-in files -------------------------------------------------------------
-
-def plugin_library(name, src, granule_kb, backend = "native", tags = []):
-    """A user's kernel-dialect file src (no #include lines: core/kcompat.h is
-    force-included) over //plugin:project_<G>k, as variant "plugin"."""
-    native.cc_library(
-        name = name + "_file",
-        srcs = [src],
-        copts = ["-include", "core/kcompat.h", "-DKC_GRANULE_KB=%d" % granule_kb] +
-                BACKENDS[backend].copts + WARNINGS_AS_ERRORS,
-        deps = ["//core:kernel_dialect"] + BACKENDS[backend].deps,
-        alwayslink = True,
-        tags = tags,
-    )
-    native.cc_library(
-        name = name,
-        deps = [name + "_file", "//plugin:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],
-        tags = tags,
-    )
-
-# ---- kernel trees (docs/kernel-tree.md) ---------------------------------------
+# ---- plug-in files and kernel trees: kernel files on the shim -----------------
+# A kernel tree's arch/arm64/mm/contpte.c and a plug-in file are built alike
+# (docs/kernel-tree.md): both see the kernel-tree shim (kernel_tree/shim/
+# kt_shim.h: the same headers and helpers) and both go through the probe
+# (kernel_tree/probe.sh), which compiles the file on the shim, settles the
+# helpers older trees took from a header (defined by the shim only for a
+# file that uses them without defining them), lists every name the shim
+# lacks if the file does not build, and writes the translation unit compiled
+# for real: for a kernel tree the file with its functions renamed, then
+# kernel_tree/glue.h, whose strong definitions of the current entry points
+# (counting trampolines, or adapters for older names) override the
+# project's weak ones; for a plug-in file (probe.sh --plugin) the file as it
+# is, its functions replacing the project's weak defaults by name. The probe
+# only decides what the file needs and defines, so it builds on the default
+# backend whatever the subject's.
 
 # The shim's <linux/*.h> and <asm/*.h>, for the kernel file's unit only (not
 # propagated to whatever links the library).
 SHIM_COPTS = ["-I", "kernel_tree/shim/include"]
 
-def _kernel_tree_probe_impl(ctx):
+_PROBE_ATTRS = {
+    "src": attr.label(allow_single_file = True, mandatory = True),
+    "granule_kb": attr.int(mandatory = True, values = [g.kb for g in GRANULES]),
+    "plugin": attr.bool(default = False),
+    "out": attr.output(mandatory = True),
+    "_probe": attr.label(default = "//kernel_tree:probe.sh", executable = True, cfg = "exec", allow_single_file = True),
+    "_dialect": attr.label(default = "//core:kernel_dialect", providers = [CcInfo]),
+    "_shim": attr.label(default = "//kernel_tree:shim", providers = [CcInfo]),
+    "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
+}
+
+def _probe_command(ctx, out):
+    """The probe's arguments, inputs and tools for ctx.file.src, writing out."""
     cc = find_cpp_toolchain(ctx)
     contexts = [ctx.attr._dialect[CcInfo].compilation_context, ctx.attr._shim[CcInfo].compilation_context]
     flags = ["-DKC_GRANULE_KB=%d" % ctx.attr.granule_kb, "-Wall"] + SHIM_COPTS + WARNINGS_AS_ERRORS
@@ -182,59 +200,97 @@ def _kernel_tree_probe_impl(ctx):
             flags += ["-I", d]
         for d in c.system_includes.to_list():
             flags += ["-isystem", d]
+    mode = ["--plugin"] if ctx.attr.plugin else []
+    args = mode + [cc.compiler_executable, cc.nm_executable or "nm", ctx.file.src.path, out.path] + flags
+    inputs = depset([ctx.file.src], transitive = [c.headers for c in contexts])
+    return args, inputs, cc.all_files
+
+def _kernel_file_probe_impl(ctx):
+    args, inputs, tools = _probe_command(ctx, ctx.outputs.out)
     ctx.actions.run(
         executable = ctx.executable._probe,
-        arguments = [cc.compiler_executable, cc.nm_executable or "nm", ctx.file.src.path, ctx.outputs.out.path] + flags,
-        inputs = depset([ctx.file.src], transitive = [c.headers for c in contexts]),
-        tools = cc.all_files,
+        arguments = args,
+        inputs = inputs,
+        tools = tools,
         outputs = [ctx.outputs.out],
-        mnemonic = "KernelTreeProbe",
+        mnemonic = "KernelFileProbe",
         progress_message = "Building %s on the kernel-tree shim (probe)" % ctx.file.src.short_path,
     )
 
-# The probe (kernel_tree/probe.sh) compiles the file on the shim and lists
-# what it defines with nm; from that it writes the translation unit compiled
-# for real: the file with its functions renamed, then kernel_tree/glue.h,
-# whose strong definitions of the current entry points (counting
-# trampolines, or adapters for older names) override the project's weak
-# ones. It only decides what the file defines, so it builds on the default
-# backend whatever the subject's.
-kernel_tree_probe = rule(
-    implementation = _kernel_tree_probe_impl,
-    doc = "Compile a contpte.c on the shim, nm it, write the translation unit to build.",
-    attrs = {
-        "src": attr.label(allow_single_file = True, mandatory = True),
-        "granule_kb": attr.int(mandatory = True, values = [g.kb for g in GRANULES]),
-        "out": attr.output(mandatory = True),
-        "_probe": attr.label(default = "//kernel_tree:probe.sh", executable = True, cfg = "exec", allow_single_file = True),
-        "_dialect": attr.label(default = "//core:kernel_dialect", providers = [CcInfo]),
-        "_shim": attr.label(default = "//kernel_tree:shim", providers = [CcInfo]),
-        "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
-    },
+kernel_file_probe = rule(
+    implementation = _kernel_file_probe_impl,
+    doc = "Compile a kernel tree's contpte.c or a plug-in file on the shim, nm it, write the translation unit to build.",
+    attrs = _PROBE_ATTRS,
     toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
     fragments = ["cpp"],
 )
+
+def _kernel_file_probe_log_impl(ctx):
+    unit = ctx.actions.declare_file(ctx.label.name + "_unit_if_built.c")
+    args, inputs, tools = _probe_command(ctx, unit)
+
+    # Never fails: the probe's messages and exit status are the output.
+    ctx.actions.run_shell(
+        command = 'log=$1 unit=$2; shift 2; "$@" 2> "$log"; echo "probe exit status: $?" >> "$log"; [ -e "$unit" ] || : > "$unit"',
+        arguments = [ctx.outputs.out.path, unit.path, ctx.executable._probe.path] + args,
+        inputs = inputs,
+        tools = depset([ctx.executable._probe], transitive = [tools]),
+        outputs = [ctx.outputs.out, unit],
+        mnemonic = "KernelFileProbeLog",
+        progress_message = "Probing %s on the kernel-tree shim (messages kept)" % ctx.file.src.short_path,
+    )
+    return [DefaultInfo(files = depset([ctx.outputs.out]), runfiles = ctx.runfiles(files = [ctx.outputs.out]))]
+
+# The probe's messages and exit status as a file, for tests of a file that
+# must not build (kernel_tree/BUILD's probe_lists_all_missing_names_test).
+kernel_file_probe_log = rule(
+    implementation = _kernel_file_probe_log_impl,
+    doc = "Run the probe on a file and keep what it says (for tests of files that must not build).",
+    attrs = _PROBE_ATTRS,
+    toolchains = ["@bazel_tools//tools/cpp:toolchain_type"],
+    fragments = ["cpp"],
+)
+
+def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native", tags = []):
+    """A cc_library (alwayslink) of src built on the shim for granule_kb and
+    backend: the unit the probe writes (a kernel tree's contpte.c with its
+    functions renamed and the glue, or with plugin a plug-in file as it
+    is)."""
+    kernel_file_probe(
+        name = name + "_probe",
+        src = src,
+        granule_kb = granule_kb,
+        plugin = plugin,
+        out = name + "_unit.c",
+        tags = tags,
+    )
+    native.cc_library(
+        name = name,
+        srcs = [name + "_unit.c"],
+        textual_hdrs = [src],
+        copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS +
+                (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []),
+        deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
+        alwayslink = True,
+        tags = tags,
+    )
+
+def plugin_library(name, src, granule_kb, backend = "native", tags = []):
+    """A user's kernel-dialect file src (no #include lines: it sees what a
+    kernel tree's contpte.c sees, the kernel-tree shim) over
+    //plugin:project_<G>k, as variant "plugin"."""
+    kernel_file_library(name + "_file", src, granule_kb, plugin = True, backend = backend, tags = tags)
+    native.cc_library(
+        name = name,
+        deps = [name + "_file", "//plugin:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],
+        tags = tags,
+    )
 
 def kernel_tree_library(name, src, granule_kb, backend = "native", tags = []):
     """The kernel file src (a tree's arch/arm64/mm/contpte.c) built on the
     shim for granule_kb, its functions in place of core/kernel/contpte.c's,
     over //kernel_tree:project_<G>k, as variant "kernel_tree"."""
-    kernel_tree_probe(
-        name = name + "_probe",
-        src = src,
-        granule_kb = granule_kb,
-        out = name + "_unit.c",
-        tags = tags,
-    )
-    native.cc_library(
-        name = name + "_file",
-        srcs = [name + "_unit.c"],
-        textual_hdrs = [src],
-        copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS,
-        deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
-        alwayslink = True,
-        tags = tags,
-    )
+    kernel_file_library(name + "_file", src, granule_kb, backend = backend, tags = tags)
     native.cc_library(
         name = name,
         deps = [name + "_file", "//kernel_tree:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],

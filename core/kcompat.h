@@ -1,13 +1,16 @@
 /*
  * core/kcompat.h - the kernel-compatibility header.
  *
- * Force-included (-include) into every kernel-dialect file: the project's
- * own core/kernel/ sources, a user's plug-in file (tools/hammer --reader-file),
- * later a kernel tree's contpte.c. Such files have no #include lines; they
- * get the kernel's types and helpers from here, and every access to an
- * entry goes through the access layer (core/access.h), so the same file
+ * What every kernel-dialect file is built on: the project's own
+ * core/kernel/ sources (core/variant_tu.c includes it first), and through
+ * the kernel-tree shim (kernel_tree/shim/kt_shim.h) a kernel tree's
+ * contpte.c and a user's plug-in file (tools/hammer --reader-file). Such
+ * files get the kernel's types and helpers from here, and every access to
+ * an entry goes through the access layer (core/access.h), so the same file
  * runs on real atomics, on AArch64 assembly or under the deterministic
- * scheduler without change.
+ * scheduler without change. A build that needs other behaviour for a name
+ * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT) before
+ * including this header; no name is defined twice.
  *
  * Build-time knobs:
  *   KC_GRANULE_KB      4, 16 or 64 (default 4)
@@ -188,29 +191,77 @@ static inline int pte_same(pte_t a, pte_t b) { return pm_same(pte_val(a), pte_va
 
 /* const: the newest kernels' contpte_ptep_get* take const pte_t * */
 static inline pte_t __ptep_get(const pte_t *ptep) { return __pte(READ_ONCE(pte_val(*ptep))); }
+/* As arm64 does: a barrier after the store only for a valid kernel
+ * (non-user) entry, which the kernel itself may use at once; user entries
+ * get none (their walkers cope: a fault retries), so stores to them may
+ * become visible out of order. */
+static inline bool pte_valid_not_user(pte_t p)
+{
+	return (pte_val(p) & (PTE_VALID | PTE_USER)) == PTE_VALID;
+}
 static inline void __set_pte(pte_t *ptep, pte_t pte)
 {
 	WRITE_ONCE(pte_val(*ptep), pte_val(pte));
-	if (pte_valid(pte))
+	if (pte_valid_not_user(pte)) {
 		dsb(ishst);
+		isb();
+	}
 }
 
-/* ---- TLB maintenance: counted by the harness, otherwise no-ops -------- */
+/* ---- TLB maintenance (asm/tlbflush.h) and BBML2 (asm/cpufeature.h) ---- */
+/*
+ * The harness has no TLB: a flush is counted (kc_tlb_flush), not modelled.
+ * Each flush function is defined here once, as a macro that hands the call
+ * to one hook point:
+ *
+ *   KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6)
+ *
+ * name is the flush function (a token), caller the calling function
+ * (__func__), first_is_vma whether its first argument was a vma rather than
+ * an mm, a5/a6 the last two arguments of the six-argument forms (-1 for the
+ * others). By default the harness counts the flush; a build that wants to
+ * see the calls defines KC_TLB_FLUSH before including this header (the
+ * kernel-tree shim logs them: kernel_tree/shim/hooks.h).
+ *
+ * The signatures drifted between kernel generations and one definition
+ * takes every form: __flush_tlb_range kept six arguments while the last two
+ * went from (last_level, tlb_level) to (tlb_level, TLBF_* flags);
+ * __flush_tlb_range_nosync and __flush_tlb_page_nosync took a vma, later an
+ * mm (_Generic accepts either, and nothing else).
+ */
+#ifndef KC_TLB_FLUSH
+#define KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6) \
+	kc_tlb_flush((mm), (start), (end))
+#endif
+#define KC_MM_OF(x)                                                            \
+	_Generic((x), struct vm_area_struct *: ((struct vm_area_struct *)(x))->vm_mm, \
+		 struct mm_struct *: (struct mm_struct *)(x))
+#define KC_IS_VMA(x) _Generic((x), struct vm_area_struct *: 1, struct mm_struct *: 0)
+
 #define TLB_FLUSH_VMA(mm, flags) { .vm_mm = (mm), .vm_flags = (flags) }
-static inline void __flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
-				     unsigned long end, unsigned long stride,
-				     bool last_level, int tlb_level)
-{
-	(void)stride; (void)last_level; (void)tlb_level;
-	kc_tlb_flush(vma->vm_mm, start, end);
-}
-static inline void flush_tlb_range(struct vm_area_struct *vma, unsigned long start,
-				   unsigned long end)
-{
-	kc_tlb_flush(vma->vm_mm, start, end);
-}
-static inline void flush_tlb_mm(struct mm_struct *mm) { kc_tlb_flush(mm, 0, ~0UL); }
-static inline bool system_supports_bbml2_noabort(void) { return kc_bbml2_noabort; }
+#define __flush_tlb_range(vma, start, end, stride, a5, a6)                     \
+	KC_TLB_FLUSH(__flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), \
+		     (stride), (long)(a5), (long)(a6))
+#define __flush_tlb_range_nosync(vma_or_mm, start, end, stride, a5, a6)        \
+	KC_TLB_FLUSH(__flush_tlb_range_nosync, __func__, KC_MM_OF(vma_or_mm),   \
+		     KC_IS_VMA(vma_or_mm), (start), (end), (stride), (long)(a5), (long)(a6))
+#define flush_tlb_range(vma, start, end)                                       \
+	KC_TLB_FLUSH(flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), 0, -1, -1)
+#define flush_tlb_page(vma, addr)                                              \
+	KC_TLB_FLUSH(flush_tlb_page, __func__, (vma)->vm_mm, 1, (addr),         \
+		     (addr) + PAGE_SIZE, 0, -1, -1)
+#define __flush_tlb_page_nosync(vma_or_mm, addr)                               \
+	KC_TLB_FLUSH(__flush_tlb_page_nosync, __func__, KC_MM_OF(vma_or_mm),    \
+		     KC_IS_VMA(vma_or_mm), (addr), (addr) + PAGE_SIZE, 0, -1, -1)
+#define flush_tlb_mm(mm) KC_TLB_FLUSH(flush_tlb_mm, __func__, (mm), 0, 0, ~0UL, 0, -1, -1)
+
+/* Whether the modelled CPU has BBML2_NOABORT (the hammer's --bbml2). The
+ * hook point KC_BBML2_NOABORT() lets the kernel-tree shim count the
+ * questions as well. */
+#ifndef KC_BBML2_NOABORT
+#define KC_BBML2_NOABORT() ((bool)kc_bbml2_noabort)
+#endif
+#define system_supports_bbml2_noabort() KC_BBML2_NOABORT()
 
 /* ---- planted bugs (core/kernel/mutants.def) --------------------------- */
 enum kc_mutant_id {
@@ -254,41 +305,5 @@ enum kc_mutant_id {
 #include "core/kernel/entry_points.def"
 #undef KC_ENTRY
 #endif
-
-/* ---- batched per-entry helpers (asm/pgtable.h), on the primitives above - */
-static inline void __clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-				     pte_t *ptep, unsigned int nr, int full)
-{
-	(void)full;
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_get_and_clear(mm, addr, ptep);
-}
-
-/* The first entry, with the access/dirty state of all nr OR-ed in: the
- * caller must not lose the dirtiness of what it unmaps. */
-static inline pte_t __get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
-					      pte_t *ptep, unsigned int nr, int full)
-{
-	pte_t pte = __ptep_get_and_clear(mm, addr, ptep), ent;
-
-	(void)full;
-	while (--nr) {
-		ptep++;
-		addr += PAGE_SIZE;
-		ent = __ptep_get_and_clear(mm, addr, ptep);
-		if (pte_dirty(ent))
-			pte = pte_mkdirty(pte);
-		if (pte_young(ent))
-			pte = pte_mkyoung(pte);
-	}
-	return pte;
-}
-
-static inline void __wrprotect_ptes(struct mm_struct *mm, unsigned long addr,
-				    pte_t *ptep, unsigned int nr)
-{
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_set_wrprotect(mm, addr, ptep);
-}
 
 #endif

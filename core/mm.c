@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/plain_access.h"
 #include "core/rcu_tsan.h"
 
 #ifdef CORE_TSAN
@@ -57,6 +58,9 @@ static struct slot_hdr *slot_alloc(struct harness_mm *m, unsigned lt)
 static void slot_release(struct harness_mm *m, struct slot_hdr *s)
 {
 	slot_fill(m, s, pte_poison(m->g->page_shift));
+	/* visible before the page can be allocated again (the free list's
+	 * lock would order them on real hardware) */
+	acc_writes_visible();
 	atomic_store(&s->state, SLOT_POISONED);
 	pthread_mutex_lock(&m->free_lock);
 	m->free_fifo[(m->free_head + m->free_count) % m->nslots] = s->index;
@@ -90,6 +94,13 @@ void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable)
 	slot_release(hmm_of(mm), pgtable);
 }
 
+void kc_set_table(struct mm_struct *mm, pgtable_t *slot, pgtable_t table)
+{
+	(void)mm;
+	TSAN_RCU_PUBLISH(table);
+	rcu_set_pointer_relaxed(*(struct slot_hdr **)slot, (struct slot_hdr *)table);
+}
+
 void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
 	(void)start; (void)end;
@@ -109,8 +120,9 @@ bool hmm_retire_table(struct harness_mm *m, unsigned lt)
 	atomic_store_explicit(&old->vacated, 1, memory_order_release);
 	m->v->ep.ep_move_ptes(&m->mm, hmm_addr(m, lt, 0), (pte_t *)hmm_slot_entries(m, old),
 			      (pte_t *)hmm_slot_entries(m, new), m->ept);
-	TSAN_RCU_PUBLISH(new);
-	rcu_assign_pointer(m->tables[lt], new);
+	m->v->ep.ep_pte_install(&m->mm, (pgtable_t *)&m->tables[lt], new);
+	/* the new table is in use before the old one is handed to RCU */
+	acc_writes_visible();
 	m->v->ep.ep_pte_free_defer(&m->mm, old);
 	atomic_fetch_add_explicit(&m->hdr->retires, 1, memory_order_relaxed);
 	return true;
@@ -170,11 +182,13 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->hdr->slot_stride = stride;
 	m->hdr->size = size;
 	m->hdr->owner_pid = getpid();
+	/* the table pages: a subject's plain access to them is a finding */
+	plain_access_watch((char *)m->seg + off_entries, m->nslots * stride);
 	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
 	m->tables = calloc(ntables, sizeof(*m->tables));
-	m->ptl = calloc(ntables, sizeof(*m->ptl));
+	m->ptl = aligned_alloc(64, ntables * sizeof(*m->ptl));
 	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
 	if (!m->tables || !m->ptl || !m->free_fifo) {
 		snprintf(err, errlen, "out of memory");
@@ -186,13 +200,16 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 		m->slots[i].index = i;
 		m->slots[i].m = m;
 		m->free_fifo[i] = i;
+		/* a free page holds garbage until cleared for use: the poison
+		 * (as hmm_reset leaves it) */
+		slot_fill(m, &m->slots[i], pte_poison(m->g->page_shift));
 	}
 	m->free_count = m->nslots;
 	for (unsigned lt = 0; lt < ntables; lt++) {
-		pthread_mutex_init(&m->ptl[lt], NULL);
+		pthread_mutex_init(&m->ptl[lt].lock, NULL);
 		struct slot_hdr *s = slot_alloc(m, lt);
 		TSAN_RCU_PUBLISH(s);
-		rcu_assign_pointer(m->tables[lt], s);
+		rcu_assign_pointer(m->tables[lt], s);   /* before any thread runs */
 	}
 	/* Fresh folios start well above pfn 0 and stay far below the poison. */
 	atomic_store(&m->next_folio, 1ULL << 20);
@@ -204,7 +221,8 @@ void hmm_reset(struct harness_mm *m)
 	for (unsigned i = 0; i < m->nslots; i++) {
 		struct slot_hdr *s = &m->slots[i];
 
-		slot_fill(m, s, 0);
+		/* a free page holds garbage until cleared for use: the poison */
+		slot_fill(m, s, pte_poison(m->g->page_shift));
 		atomic_store(&s->state, SLOT_FREE);
 		atomic_store(&s->gen, 0);
 		atomic_store(&s->ltable, 0);
@@ -249,13 +267,15 @@ void hmm_destroy(struct harness_mm *m)
 		pthread_mutex_lock(&m->free_lock);
 		pthread_mutex_unlock(&m->free_lock);
 	}
-	if (m->seg)
+	if (m->seg) {
+		plain_access_unwatch((char *)m->seg + m->hdr->off_entries);
 		munmap(m->seg, m->seg_size);
+	}
 	if (m->memfd >= 0)
 		close(m->memfd);
 	if (m->ptl)
 		for (unsigned lt = 0; lt < m->ntables; lt++)
-			pthread_mutex_destroy(&m->ptl[lt]);
+			pthread_mutex_destroy(&m->ptl[lt].lock);
 	free(m->tables);
 	free(m->ptl);
 	free(m->free_fifo);

@@ -31,6 +31,9 @@ typedef int cydp_t;
 
 /* A page-table page (opaque to kernel code). */
 typedef void *pgtable_t;
+/* Set the table pointer *slot to table: a WRITE_ONCE, no barrier (core/mm.c;
+ * the pointer is what lockless walkers rcu_dereference). */
+void kc_set_table(struct mm_struct *mm, pgtable_t *slot, pgtable_t table);
 /* Free a page table after an RCU grace period / at once (core/mm.c). */
 void kc_pte_free_rcu(struct mm_struct *mm, pgtable_t pgtable);
 void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable);

@@ -457,10 +457,12 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	if (d->shape != OP_SHAPE_NONE && (s >= cont || n == 0 || n > cont - s))
 		return 0;
 	w->consumes = op_consumes(op, a->flags);
+	w->op = op + 1;
 	rc = d->run(&c, s, n, a->flags);
 	/* the op's stores visible before the harness checks the op (on real
 	 * hardware the PTL's release will do it) */
 	acc_writes_visible();
+	w->op = 0;
 	*touched = c.touched;
 	return rc;
 }

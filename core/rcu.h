@@ -13,6 +13,9 @@
 #include RCU_BACKEND_CUSTOM
 #else
 #include <urcu.h>
+/* a plain WRITE_ONCE of a pointer (no release): core-mm publishing a page
+ * table after its own smp_wmb() */
+#define rcu_set_pointer_relaxed(p, v) CMM_STORE_SHARED(p, v)
 #endif
 
 #endif

@@ -4,6 +4,7 @@
  * (configuration, granule) by build/subjects.bzl.
  */
 #include "core/kcompat.h"
+#include "core/kernel/pgtable_helpers.h"
 
 #include "core/kernel/pgtable.c"
 #include "core/kernel/contpte.c"

@@ -1,6 +1,7 @@
 /* core/violation.c - names of violation kinds. */
 #include "core/violation.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const names[VK_COUNT] = {
@@ -12,6 +13,7 @@ static const char *const names[VK_COUNT] = {
 	[VK_DIRTY_LOST] = "dirty_lost",
 	[VK_YOUNG_LOST] = "young_lost",
 	[VK_UAF] = "use_after_free",
+	[VK_PLAIN_ACCESS] = "plain_access",
 };
 
 const char *vkind_name(enum vkind k) { return k < VK_COUNT ? names[k] : "?"; }
@@ -26,5 +28,11 @@ enum vkind vkind_by_name(const char *name)
 
 const char *vkind_names(void)
 {
-	return "torn_mapping, phantom_bit, lost_bit, livelock, dirty_lost, young_lost, use_after_free";
+	static char list[512];
+
+	if (!list[0])
+		for (int k = 1; k < VK_COUNT; k++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 k > 1 ? ", " : "", names[k]);
+	return list;
 }

@@ -14,6 +14,7 @@ enum vkind {
 	VK_DIRTY_LOST,  /* dirty_lost: a writer undid hardware's dirtying */
 	VK_YOUNG_LOST,  /* young_lost: a writer undid hardware's access flag */
 	VK_UAF,         /* use_after_free: table read after its grace period */
+	VK_PLAIN_ACCESS,/* plain_access: a subject read or wrote an entry without the access layer */
 	VK_COUNT
 };
 

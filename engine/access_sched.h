@@ -32,6 +32,7 @@ _Bool eng_arm_store(uint64_t *p, uint64_t v, int order);
 uint64_t eng_arm_rmw(uint64_t *p, enum acc_kind kind, uint64_t a, uint64_t b);
 void eng_arm_barrier(enum acc_barrier b);
 void eng_arm_writes_visible(void);
+void eng_arm_drain_loc(uint64_t *p);
 void eng_arm_observe_all(void);
 void eng_arm_seed(uint64_t *p, uint64_t v);
 
@@ -77,10 +78,21 @@ static inline _Bool accb_store_buffered(uint64_t *p, uint64_t v)
 	return eng_arm ? eng_arm_store(p, v, 0) : 0;
 }
 
+/* A mutation's scheduling point; under arm, before the history observes
+ * the mutation, the thread's buffered stores it must follow become visible
+ * (an atomic: its location's; a release store: all), so that no commit is
+ * observed in the middle of observing this access. */
 static inline void accb_mutate_point(uint64_t *p, enum acc_kind kind)
 {
-	(void)p;
 	eng_access_point(kind);
+	if (eng_arm && kind != ACC_STORE)
+		eng_arm_drain_loc(p);
+}
+
+static inline void accb_release_point(void)
+{
+	if (eng_arm)
+		eng_arm_barrier(ACC_BARRIER_FULL);
 }
 
 static inline void accb_store(uint64_t *p, uint64_t v)

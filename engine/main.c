@@ -48,12 +48,14 @@ static int describe_subject(const struct variant *v)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: %s replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
+		"                  [--memory=arm|sc]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
-		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n",
-		prog, prog, prog, prog);
+		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
+		"       %s bench [--seconds=S] [--variant=V]   (runs/s under sc and arm)\n",
+		prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -143,6 +145,11 @@ static void print_result(const char *path, const struct script *s, const struct 
 	printf("  reads judged: %llu bits exact (hardware quiet), %llu bits exact (software quiet), %llu content only, %llu unjudged\n",
 	       (unsigned long long)r->judged.hw_quiet, (unsigned long long)r->judged.sw_quiet,
 	       (unsigned long long)r->judged.content_only, (unsigned long long)r->judged.unjudged);
+	if (s->memory == MEM_ARM)
+		printf("  memory model arm: %llu loads, %llu read an older write, %llu stores buffered, %llu became visible out of order; %u choices\n",
+		       (unsigned long long)r->mem.loads, (unsigned long long)r->mem.stale_loads,
+		       (unsigned long long)r->mem.buffered, (unsigned long long)r->mem.reordered_commits,
+		       r->ntaken_choices);
 	if (r->status == RS_VIOLATION) {
 		printf("  variant %s, granule %uk; found by thread %d at instruction %d\n", s->variant,
 		       s->granule_kb, r->vio_tid, r->vio_instr);
@@ -154,6 +161,7 @@ static int cmd_replay(int argc, char **argv)
 {
 	const char *variant = NULL, *svg = NULL;
 	bool timeline = false, check = false, quiet = false;
+	int memory = -1;         /* --memory: replay under another model */
 	int rc = 0, nfiles = 0;
 
 	for (int i = 0; i < argc; i++) {
@@ -161,7 +169,10 @@ static int cmd_replay(int argc, char **argv)
 
 		if ((v = opt(argv[i], "--variant")))
 			variant = v;
-		else if ((v = opt(argv[i], "--svg")))
+		else if ((v = opt(argv[i], "--memory"))) {
+			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
+				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
+		} else if ((v = opt(argv[i], "--svg")))
 			svg = v;
 		else if (!strcmp(argv[i], "--timeline"))
 			timeline = true;
@@ -192,6 +203,13 @@ static int cmd_replay(int argc, char **argv)
 			if (strlen(variant) > SCRIPT_NAME_MAX)
 				return fprintf(stderr, "%s: variant name too long\n", prog), 2;
 			strcpy(s.variant, variant);
+		}
+		if (memory >= 0 && memory != s.memory) {
+			/* the same program and schedule under the other model; the
+			 * choices belong to arm runs */
+			s.memory = (uint8_t)memory;
+			if (memory == MEM_SC)
+				s.nchoices = 0;
 		}
 		if (!quiet) {
 			char e2[512];
@@ -268,7 +286,9 @@ static unsigned load_seeds(const char *dir, unsigned kb, struct script **out)
 static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
+	const char *subject = NULL;   /* recorded in saved scripts (tools/explore) */
 	unsigned depth = 3;
+	enum mem_model memory = MEM_ARM;
 	bool no_shrink = false;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
@@ -290,6 +310,15 @@ static int cmd_explore(int argc, char **argv)
 			seeds = v;
 		else if (!strcmp(argv[i], "--no-shrink"))
 			no_shrink = true;
+		else if ((v = opt(argv[i], "--memory"))) {
+			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
+				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
+		} else if ((v = opt(argv[i], "--subject"))) {
+			if (strlen(v) >= SCRIPT_SUBJECT_MAX || strchr(v, '\n') || strchr(v, '#'))
+				return fprintf(stderr, "%s: --subject: one line under %d characters, no '#'\n",
+					       prog, SCRIPT_SUBJECT_MAX), 2;
+			subject = v;
+		}
 		else if ((v = opt(argv[i], "--depth"))) {
 			depth = (unsigned)strtoul(v, &end, 10);
 			if (*end || depth < 1 || depth > 8)
@@ -335,11 +364,13 @@ static int cmd_explore(int argc, char **argv)
 	double t;
 
 	search_init(&x, v, strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT, depth, seed);
+	x.memory = memory;
 	x.pool = pool;
 	x.npool = npool;
-	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, seed %llu\n", prog, strategy,
-		strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
-		v->name, kb, npool ? "seed-corpus" : "random", (unsigned long long)seed);
+	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, seed %llu\n", prog,
+		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
+		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory],
+		(unsigned long long)seed);
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 
 	if (budget.progress)
@@ -356,16 +387,28 @@ static int cmd_explore(int argc, char **argv)
 	enum vkind kind = r.vio.kind;
 	unsigned before = s.nsched;
 
-	print_result("found", &s, &r);
+	printf("explore: %s violation after %llu runs, %.3f s%s\n", vkind_name(kind),
+	       (unsigned long long)x.runs, t, no_shrink ? "" : "; shrinking it");
 	if (!search_confirm(v, &s, kind, !no_shrink, &r2)) {
+		/* the run as found: its schedule is saved, but does not replay */
+		print_result("found", &s, &r);
 		printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
 		       run_status_text(&r2, err, sizeof(err)));
-	} else if (!no_shrink) {
-		printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
-		for (unsigned i = 0; i < s.nthreads; i++)
-			printf(" %u", s.ninstr[i]);
-		printf("\n");
+	} else {
+		if (!no_shrink) {
+			printf("  shrunk: %u schedule entries -> %u, instructions per thread:", before, s.nsched);
+			for (unsigned i = 0; i < s.nthreads; i++)
+				printf(" %u", s.ninstr[i]);
+			printf("\n");
+		}
+		/* the report of the script as saved (what tools/repro shows) */
+		struct run_opts o3 = { .variant = v, .policy = { .kind = ES_SCRIPT } };
+
+		run_script(&s, &o3, &r2);
+		print_result("saved script", &s, &r2);
 	}
+	if (subject)
+		snprintf(s.subject, sizeof(s.subject), "%s", subject);
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);
@@ -374,8 +417,84 @@ static int cmd_explore(int argc, char **argv)
 		return 2;
 	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
 	       vkind_name(kind), (unsigned long long)x.runs, t, path);
-	printf("explore: replay with tools/repro %s\n", path);
+	printf("explore: replay with tools/repro %s%s\n", path,
+	       v->describe && !subject ? " (with the same --reader-file or --kernel-tree)" : "");
 	return 1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* engine bench [--seconds=S] [--variant=V]: the same random programs with
+ * the same PCT schedules, run alternately under the sc and the arm memory
+ * model, at every granule; runs per CPU second of each and their ratio
+ * (CPU time: the figure holds on a loaded machine; figures, not a test). */
+static int cmd_bench(int argc, char **argv)
+{
+	const char *variant = "baseline";
+	double seconds = 3;
+	char err[512];
+
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		char *end;
+
+		if ((v = opt(argv[i], "--variant")))
+			variant = v;
+		else if ((v = opt(argv[i], "--seconds"))) {
+			seconds = strtod(v, &end);
+			if (*end || seconds <= 0)
+				return fprintf(stderr, "%s: --seconds must be a positive number\n", prog), 2;
+		} else
+			return fprintf(stderr, "%s bench: unknown argument %s\n", prog, argv[i]), usage();
+	}
+	printf("%-8s %-12s %12s %12s %8s   (runs per CPU second; same programs and PCT schedules, %.1f s per granule)\n",
+	       "granule", "variant", "sc runs/s", "arm runs/s", "arm/sc", seconds);
+	for (unsigned gi = 0; gi < GRANULE_COUNT; gi++) {
+		const struct granule *g = &granules[gi];
+		const struct variant *v = run_find_variant(variant, g->kb, err, sizeof(err));
+		static struct script s;
+		struct run_result r;
+		double t[MEM_MODEL_COUNT] = { 0 }, end = now_s() + seconds;
+		uint64_t rng = 1, n = 0;
+
+		if (!v)
+			return fprintf(stderr, "%s: %s\n", prog, err), 2;
+		while (now_s() < end) {
+			struct run_opts o = { .variant = v, .policy = { .kind = ES_PCT, .depth = 3,
+									 .est_steps = 400 } };
+
+			gen_script(&s, g->kb, v->name, &rng);
+			o.policy.seed = rng_next(&rng);
+			for (int k = 0; k < MEM_MODEL_COUNT; k++) {
+				int mm = (int)(n + k) % MEM_MODEL_COUNT;   /* alternate who goes first */
+				double t0 = cpu_s();
+
+				s.memory = (uint8_t)mm;
+				run_script(&s, &o, &r);
+				t[mm] += cpu_s() - t0;
+				if (r.status == RS_ERROR)
+					return fprintf(stderr, "%s: %s\n", prog, r.error), 2;
+			}
+			n++;
+		}
+		printf("%-8s %-12s %12.0f %12.0f %8.2f\n", g->name, v->name, n / t[MEM_SC],
+		       n / t[MEM_ARM], t[MEM_SC] / t[MEM_ARM]);
+	}
+	return 0;
 }
 
 static int cmd_asm(int argc, char **argv, bool to_binary)
@@ -514,6 +633,8 @@ int main(int argc, char **argv)
 		return cmd_shrink(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "hash"))
 		return cmd_hash(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "bench"))
+		return cmd_bench(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "list")) {
 		for (unsigned i = 0; i < variant_count(); i++)
 			printf("%s %s\n", variant_at(i)->name, variant_at(i)->granule->name);

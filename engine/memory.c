@@ -21,9 +21,14 @@ enum mem_model mem_model_by_name(const char *name)
 #define MAX_LOCS 8192             /* locations touched in one run */
 #define HASH_SLOTS (2 * MAX_LOCS)
 #define MAX_MSGS (1u << 21)       /* writes in one run (the step limit is far below) */
-#define MAX_BUF 512               /* stores a thread may have buffered */
+#define MAX_BUF 4096              /* stores a thread may have buffered */
+#define DRAIN_WINDOW 8            /* a drain picks among the first eligible stores */
 #define MAX_CANDIDATES 64         /* newest messages a load may choose among */
 #define NONE 0xffffffffu
+/* Hold-back levels 0-3: at level k a store is held back when its choice
+ * among HOLD_LEVELS is one of the top k (eng_choose's stream takes 0 half
+ * the time: level 0 never, level 3 half the time). */
+#define HOLD_LEVELS 4
 
 struct msg {
 	uint64_t val;
@@ -37,12 +42,16 @@ struct loc {
 	uint32_t hslot;                    /* its slot in hash[] */
 	uint32_t last;                     /* newest message */
 	uint32_t coh[ENG_MAX_THREADS];     /* per thread: newest observed (a view) */
+	uint16_t nbuf[ENG_MAX_THREADS];    /* per thread: stores to it buffered */
+	uint32_t mark;                     /* scans: seen in scan number mark */
 };
 
 struct buffered {
 	uint64_t *p;
 	uint64_t v;
 	uint32_t loc, source;
+	bool observed;
+	bool delayed;             /* stays buffered until a barrier or the end */
 };
 
 struct thread_views {
@@ -54,8 +63,12 @@ struct thread_views {
 				    * any load may feed a branch */
 	uint32_t dep;              /* address dependency of the next access */
 	uint32_t last_view, last_source;
+	int hold_level;            /* -1 not chosen yet; else 0-3: how often stores are held back */
+	/* the buffer: entries [first, end) of buf, in program order; gone ones
+	 * (already visible) are skipped; nbuf live ones */
 	struct buffered buf[MAX_BUF];
-	unsigned nbuf;
+	bool gone[MAX_BUF];
+	unsigned first, end, nbuf, nprompt;
 };
 
 static struct msg *msgs;
@@ -84,7 +97,8 @@ void mem_reset(void)
 		T->vr_old = T->vw_old = T->vr_new = T->vw_new = T->v_rel = T->v_cap = 0;
 		T->dep = T->last_view = T->last_source = 0;
 		T->explicit_ctrl = false;
-		T->nbuf = 0;
+		T->hold_level = -1;
+		T->first = T->end = T->nbuf = T->nprompt = 0;
 	}
 	memset(lock_view, 0, sizeof(lock_view));
 	gp_view = 0;
@@ -125,19 +139,21 @@ static uint32_t loc_of(const uint64_t *p, bool create)
 	locs[l].hslot = (uint32_t)h;
 	locs[l].last = NONE;
 	memset(locs[l].coh, 0, sizeof(locs[l].coh));
+	memset(locs[l].nbuf, 0, sizeof(locs[l].nbuf));
+	locs[l].mark = 0;
 	hash[h] = l + 1;
 	append(l, *(const volatile uint64_t *)p, 0);
 	return l;
 }
 
 /* ---- making buffered stores visible --------------------------------------- */
-static uint64_t (*commit_before)(uint64_t *p);
-static void (*commit_after)(uint64_t token, uint64_t *p, uint64_t before, uint64_t after,
-			    uint32_t source);
+static uint64_t (*commit_before)(unsigned tid, uint64_t *p, bool observed);
+static void (*commit_after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+			    uint64_t after, bool observed);
 
-void mem_set_commit_hooks(uint64_t (*before)(uint64_t *p),
-			  void (*after)(uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after, uint32_t source))
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p, bool observed),
+			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+					uint64_t after, bool observed))
 {
 	commit_before = before;
 	commit_after = after;
@@ -147,75 +163,114 @@ static void commit(unsigned tid, unsigned i)
 {
 	struct thread_views *T = &th[tid];
 	struct buffered b = T->buf[i];
-	uint64_t tok = commit_before ? commit_before(b.p) : 0, before = *b.p;
+	uint64_t tok = commit_before ? commit_before(tid, b.p, b.observed) : 0, before = *b.p;
 	uint32_t t;
 
-	if (i)
+	if (i != T->first)
 		stats.reordered_commits++;
-	memmove(&T->buf[i], &T->buf[i + 1], (T->nbuf - i - 1) * sizeof(T->buf[0]));
+	T->gone[i] = true;
 	T->nbuf--;
+	T->nprompt -= !b.delayed;
+	locs[b.loc].nbuf[tid]--;
+	while (T->first < T->end && T->gone[T->first])
+		T->first++;
+	if (!T->nbuf)
+		T->first = T->end = 0;
 	t = append(b.loc, b.v, b.source);
 	locs[b.loc].coh[tid] = t;
 	T->vw_old = vmax(T->vw_old, t);
 	if (commit_after)
-		commit_after(tok, b.p, before, b.v, b.source);
+		commit_after(tid, tok, b.p, before, b.v, b.observed);
 }
 
-/* Buffered stores that may become visible next: the oldest of each
- * location (a location's stores stay in program order). */
-static unsigned eligible(unsigned tid, unsigned *idx)
+static uint32_t scan_mark;
+
+/* The first (up to max) buffered stores that may become visible next: the
+ * oldest of each location (a location's stores stay in program order). */
+static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
 {
 	struct thread_views *T = &th[tid];
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < T->nbuf; i++) {
-		bool first = true;
+	scan_mark++;
+	for (unsigned i = T->first; i < T->end && n < max; i++) {
+		struct loc *L = &locs[T->buf[i].loc];
 
-		for (unsigned k = 0; k < i && first; k++)
-			first = T->buf[k].loc != T->buf[i].loc;
-		if (first)
-			idx[n++] = i;
+		if (T->gone[i] || L->mark == scan_mark)
+			continue;
+		L->mark = scan_mark;
+		idx[n++] = i;
 	}
 	return n;
 }
 
-void mem_step(unsigned tid)
+void mem_propagate(unsigned nthreads)
 {
-	unsigned idx[MAX_BUF], n, c;
+	for (unsigned tid = 0; tid < nthreads; tid++) {
+		struct thread_views *T = &th[tid];
 
-	if (!th[tid].nbuf)
-		return;
-	n = eligible(tid, idx);
-	/* 0: the oldest becomes visible (what sequential consistency does),
-	 * 1..n-1: another one does, n: none does yet */
-	c = eng_choose(n + 1);
-	if (c < n)
-		commit(tid, idx[c]);
+		if (!T->nprompt)
+			continue;
+		/* every store not held back becomes visible, oldest first;
+		 * behind a held-back store of its location it waits too */
+		scan_mark++;
+		for (unsigned i = T->first; i < T->end && T->nprompt; i++) {
+			struct loc *L = &locs[T->buf[i].loc];
+
+			if (T->gone[i] || L->mark == scan_mark)
+				continue;
+			if (T->buf[i].delayed)
+				L->mark = scan_mark;     /* blocks its location */
+			else
+				commit(tid, i);
+		}
+	}
+}
+
+void mem_drain_all(unsigned nthreads)
+{
+	unsigned idx[DRAIN_WINDOW], who[ENG_MAX_THREADS], n;
+
+	for (;;) {
+		n = 0;
+		for (unsigned tid = 0; tid < nthreads; tid++)
+			if (th[tid].nbuf)
+				who[n++] = tid;
+		if (!n)
+			return;
+		/* whose store, and which of its first eligible ones, next */
+		unsigned tid = who[eng_choose(n)];
+
+		commit(tid, idx[eng_choose(eligible(tid, idx, DRAIN_WINDOW))]);
+	}
 }
 
 void mem_drain(unsigned tid)
 {
-	unsigned idx[MAX_BUF];
+	unsigned idx[DRAIN_WINDOW];
 
-	while (th[tid].nbuf) {
-		unsigned n = eligible(tid, idx);
-
-		commit(tid, idx[eng_choose(n)]);
-	}
+	while (th[tid].nbuf)
+		commit(tid, idx[eng_choose(eligible(tid, idx, DRAIN_WINDOW))]);
 }
 
 static void drain_loc(unsigned tid, uint32_t l)
 {
 	struct thread_views *T = &th[tid];
 
-	for (unsigned i = 0; i < T->nbuf;)
-		if (T->buf[i].loc == l)
+	for (unsigned i = T->first; i < T->end && locs[l].nbuf[tid]; i++)
+		if (!T->gone[i] && T->buf[i].loc == l)
 			commit(tid, i);
-		else
-			i++;
 }
 
 unsigned mem_buffered(unsigned tid) { return th[tid].nbuf; }
+
+void mem_drain_loc(unsigned tid, const uint64_t *p)
+{
+	uint32_t l = loc_of(p, false);
+
+	if (l != NONE)
+		drain_loc(tid, l);
+}
 
 /* ---- accesses --------------------------------------------------------------- */
 static void after_read(struct thread_views *T, unsigned tid, uint32_t l, uint32_t vpost,
@@ -240,12 +295,15 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 	unsigned n = 0, c;
 
 	stats.loads++;
+#ifdef MEM_BROKEN_IGNORE_DEPS
+	T->dep = 0;      /* a planted model bug (engine/litmus/BUILD): dependencies order nothing */
+#endif
 	vpre = vmax(T->dep, T->vr_new);
 	if (o == MO_ACQUIRE)
 		vpre = vmax(vpre, T->v_rel);
 	/* the thread's own newest buffered store to l (forwarding) */
-	for (unsigned i = T->nbuf; i-- > 0;) {
-		if (T->buf[i].loc == l) {
+	for (unsigned i = T->end; locs[l].nbuf[tid] && i-- > T->first;) {
+		if (!T->gone[i] && T->buf[i].loc == l) {
 			after_read(T, tid, l, vpre, o);
 			T->last_source = T->buf[i].source;
 			return T->buf[i].v;
@@ -266,7 +324,7 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 	return msgs[cand[c]].val;
 }
 
-bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
+bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool observed)
 {
 	struct thread_views *T = &th[tid];
 	uint32_t l = loc_of(p, true);
@@ -282,9 +340,34 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o)
 		T->dep = 0;
 		return false;
 	}
-	if (T->nbuf == MAX_BUF)
-		commit(tid, 0);
-	T->buf[T->nbuf++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid) };
+#ifdef MEM_BROKEN_NO_BUFFER
+	/* a planted model bug (engine/litmus/BUILD): stores visible at once */
+	{
+		uint32_t t = append(l, v, eng_source(tid));
+
+		locs[l].coh[tid] = t;
+		T->vw_old = vmax(T->vw_old, t);
+		return false;
+	}
+#endif
+	if (T->end == MAX_BUF) {
+		/* full: what is buffered becomes visible (a drain) */
+		mem_drain(tid);
+	}
+	/* held back (what reorders this store after the thread's later ones)
+	 * or visible before the next step: a choice, made with a rate the
+	 * thread chose at its first store (like PCT's priorities, some runs
+	 * hold many stores back, most few or none) */
+	if (T->hold_level < 0)
+		T->hold_level = (int)eng_choose(HOLD_LEVELS);
+	bool delayed = (int)eng_choose(HOLD_LEVELS) >= HOLD_LEVELS - T->hold_level;
+
+	T->gone[T->end] = false;
+	T->buf[T->end++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid),
+					      .observed = observed, .delayed = delayed };
+	T->nbuf++;
+	T->nprompt += !delayed;
+	locs[l].nbuf[tid]++;
 	stats.buffered++;
 	T->dep = 0;
 	return true;
@@ -356,6 +439,16 @@ void mem_lock_release(unsigned tid, unsigned lock)
 {
 	mem_drain(tid);
 	lock_view[lock] = vmax(lock_view[lock], vmax(th[tid].vr_old, th[tid].vw_old));
+}
+
+/* RCU's guarantee: a read-side section the grace period does not wait for
+ * began after the grace period began, and sees every write visible then
+ * (the updater's rcu_assign_pointer and all before it): its rcu_read_lock
+ * catches up to gp_view. */
+void mem_grace_period_begin(unsigned tid)
+{
+	mem_fence(tid, MF_FULL);
+	gp_view = nmsgs - 1;
 }
 
 void mem_grace_period(unsigned tid)

@@ -21,10 +21,13 @@
  *
  * Stores go to the thread's store buffer and become visible (get a
  * timestamp) later, in any order across locations and in program order
- * per location: at a step of the thread (a choice), at a barrier that
- * orders stores (DMB ST, DMB, DSB), before a release store, an unlock, a
- * grace period, an atomic read-modify-write of the same location, and
- * when the thread ends. The thread's own loads read its buffered stores
+ * per location. Each store is, by a choice, either visible before the next
+ * step of the run, or held back: then it becomes visible only at a barrier
+ * that orders stores (DMB ST, DMB, DSB), before a release store, an
+ * unlock, a grace period, an atomic read-modify-write of the same
+ * location, or at the end of the run (those drains take the stores in an
+ * order the choices give). Held-back stores are what lets later stores of
+ * a thread become visible first. The thread's own loads read its buffered stores
  * first (forwarding). Atomic read-modify-writes read the latest write and
  * are visible at once.
  *
@@ -72,25 +75,33 @@ void mem_reset(void);
 
 /* The accesses of thread tid (arm model). */
 uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o);
-/* True if the store was buffered; false if it is visible already. */
-bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o);
+/* True if the store was buffered; false if it is visible already.
+ * observed: the engine's commit hooks observe it when it becomes visible
+ * (the access layer's stores); false for the harness's own stores (a
+ * table page cleared, a table pointer set). */
+bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool observed);
 /* An atomic read-modify-write: kind ACC_CMPXCHG (a = old, b = new),
  * ACC_XCHG (a = value), ACC_OR, ACC_ANDNOT (a = mask). Returns the value
  * read. */
 uint64_t mem_rmw(unsigned tid, uint64_t *p, enum acc_kind kind, uint64_t a, uint64_t b);
 void mem_fence(unsigned tid, enum mem_fence f);
 
-/* The thread is about to take a step: maybe make one buffered store
- * visible (a choice). */
-void mem_step(unsigned tid);
+/* Before each step of a run: every buffered store not held back becomes
+ * visible. */
+void mem_propagate(unsigned nthreads);
 /* Make every buffered store of tid visible (order: choices). */
 void mem_drain(unsigned tid);
+/* ... of tid's to p (before an atomic on p) */
+void mem_drain_loc(unsigned tid, const uint64_t *p);
+/* ... of every thread (the end of a run), interleaved by choices. */
+void mem_drain_all(unsigned nthreads);
 /* Stores buffered by tid. */
 unsigned mem_buffered(unsigned tid);
 
 /* Synchronisation the engine itself implements. */
 void mem_lock_acquire(unsigned tid, unsigned lock);
 void mem_lock_release(unsigned tid, unsigned lock);
+void mem_grace_period_begin(unsigned tid);  /* synchronize_rcu called in tid */
 void mem_grace_period(unsigned tid);        /* synchronize_rcu returned in tid */
 void mem_read_section_begin(unsigned tid);  /* outermost rcu_read_lock */
 /* Views up to every write visible now: the thread has observed them all
@@ -110,11 +121,11 @@ void mem_set_dep(unsigned tid, uint32_t view);
  * taken to feed a branch, so an ISB orders all earlier loads. */
 void mem_explicit_ctrl(unsigned tid);
 
-/* How the engine observes buffered stores becoming visible (the history
- * and the trace): before returns a token, after gets it back. */
-void mem_set_commit_hooks(uint64_t (*before)(uint64_t *p),
-			  void (*after)(uint64_t token, uint64_t *p, uint64_t before,
-					uint64_t after, uint32_t source));
+/* How the engine observes a store of thread tid becoming visible (the
+ * history and the trace): before returns a token, after gets it back. */
+void mem_set_commit_hooks(uint64_t (*before)(unsigned tid, uint64_t *p, bool observed),
+			  void (*after)(unsigned tid, uint64_t token, uint64_t *p, uint64_t before,
+					uint64_t after, bool observed));
 
 /* Who wrote the value the thread's last load returned (for reads-from
  * coverage): thread, instruction and a sequence number; 0 for an initial

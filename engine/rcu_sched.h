@@ -29,6 +29,7 @@ void eng_rcu_read_lock(void);
 void eng_rcu_read_unlock(void);
 void *eng_rcu_deref(void *const *pp);
 void eng_rcu_assign(void **pp, void *v);
+void eng_rcu_set_relaxed(void **pp, void *v);
 void eng_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head));
 void eng_synchronize_rcu(void);
 void eng_rcu_barrier(void);
@@ -37,6 +38,9 @@ void eng_rcu_barrier(void);
 #define rcu_read_unlock() eng_rcu_read_unlock()
 #define rcu_dereference(p) ((__typeof__(p))eng_rcu_deref((void *const *)&(p)))
 #define rcu_assign_pointer(p, v) eng_rcu_assign((void **)&(p), (void *)(v))
+/* a plain WRITE_ONCE of a pointer (no release): core-mm publishing a page
+ * table after its own smp_wmb() */
+#define rcu_set_pointer_relaxed(p, v) eng_rcu_set_relaxed((void **)&(p), (void *)(v))
 #define call_rcu(head, func) eng_call_rcu((head), (func))
 #define synchronize_rcu() eng_synchronize_rcu()
 #define rcu_barrier() eng_rcu_barrier()

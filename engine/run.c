@@ -9,6 +9,7 @@
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/ops.h"
+#include "core/plain_access.h"
 #include "core/oracle/oracle.h"
 
 extern int kc_bbml2_noabort;
@@ -90,6 +91,15 @@ static void found(unsigned tid, const struct violation *v)
 	R.r->vio = *v;
 	R.r->vio_tid = tid < ENG_MAX_THREADS ? (int)tid : -1;
 	R.r->vio_instr = tid < ENG_MAX_THREADS ? (int)eng.th[tid].instr : -1;
+}
+
+/* A subject's plain access to an entry (core/plain_access.h): the run ends
+ * there (a spin on plain loads would never reach a scheduling point). */
+static void report_plain_access(const struct violation *v)
+{
+	found(eng.cur >= 0 ? (unsigned)eng.cur : ENG_MAX_THREADS, v);
+	if (eng.cur >= 0)
+		eng_stop();
 }
 
 /* All blocks' owed bits (under the PTL, or with every thread done). */
@@ -252,13 +262,25 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		snprintf(r->error, sizeof(r->error), "%s", err);
 		return r->status = RS_ERROR;
 	}
-	for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++) {
 		R.wctx[t].m = R.m;
+		R.wctx[t].id = t;       /* reports name a writer by its thread */
+	}
 	kc_bbml2_noabort = o->bbml2;
+	plain_access_set_reporter(report_plain_access);
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;
 		pol.nsched = s->nsched;
 		pol.tail_seed = script_tail_seed(s);
+		pol.memory = s->memory;
+		pol.choices = s->choices;
+		pol.nchoices = s->nchoices;
+		pol.choice_seed = pol.tail_seed ^ 0x6d656d6f7279ULL;
+	} else {
+		pol.memory = s->memory;
+		pol.choices = NULL;
+		pol.nchoices = 0;
+		pol.choice_seed = pol.seed ^ 0x6d656d6f7279ULL;
 	}
 	eng.feature = o->feature;
 	eng.step_limit = o->step_limit ? o->step_limit : 200000;
@@ -298,6 +320,10 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	r->hash = eng.hash;
 	r->taken = eng.taken;
 	r->ntaken = eng.ntaken;
+	r->taken_choices = eng.taken_choices;
+	r->ntaken_choices = eng.ntaken_choices;
+	if (pol.memory == MEM_ARM)
+		mem_stats(&r->mem);
 	r->events = eng.events;
 	r->nevents = eng.nevents;
 	r->m = R.m;

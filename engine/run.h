@@ -40,6 +40,10 @@ struct run_result {
 	 * script's; random and PCT runs save it to replay bit for bit) */
 	const uint8_t *taken;
 	unsigned ntaken;
+	/* under arm: the memory model's choices taken (a script saves them) */
+	const uint8_t *taken_choices;
+	unsigned ntaken_choices;
+	struct mem_stats mem;
 	const struct eng_event *events;
 	unsigned nevents;
 	const struct harness_mm *m;      /* the segment the offsets refer to */

@@ -25,8 +25,6 @@ static void thread_entry(void *arg)
 
 	acc_self = t->acc;
 	eng.body(tid);
-	if (eng_arm)
-		mem_drain(tid);         /* what a thread stored is visible once it is done */
 	t->acc = acc_self;
 	t->state = PS_DONE;
 	coro_resume(&t->co, &eng.main);
@@ -220,8 +218,12 @@ uint64_t eng_run(void)
 		record_taken(tid);
 		eng.streak = tid == last ? eng.streak + 1 : 1;
 		last = tid;
+		if (eng.pol.memory == MEM_ARM)
+			mem_propagate(eng.nthreads);  /* stores become visible between steps */
 		resume(tid);
 	}
+	if (eng.pol.memory == MEM_ARM)
+		mem_drain_all(eng.nthreads);          /* what is left becomes visible */
 	return eng.steps;
 }
 
@@ -232,8 +234,6 @@ void eng_point(enum eng_kind k)
 		return;                 /* set-up code outside any thread */
 	eng.th[eng.cur].pending = k;
 	yield();
-	if (eng_arm)
-		mem_step((unsigned)eng.cur);   /* maybe a buffered store becomes visible */
 }
 
 unsigned eng_choose(unsigned n)
@@ -281,6 +281,11 @@ static bool others_stand_still(unsigned tid)
 		if (u != tid && runnable(u))
 			return false;
 	return true;
+}
+
+uint64_t eng_alone_loads(void)
+{
+	return eng.cur >= 0 && others_stand_still((unsigned)eng.cur) ? eng.th[eng.cur].solo_loads : 0;
 }
 
 void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
@@ -401,7 +406,20 @@ void eng_rcu_assign(void **pp, void *v)
 	eng_point(EK_RCU_ASSIGN);
 	old = *pp;
 	if (eng_arm)
-		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_RELEASE);
+		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_RELEASE, false);
+	else
+		*(void *volatile *)pp = v;
+	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
+}
+
+void eng_rcu_set_relaxed(void **pp, void *v)
+{
+	void *old;
+
+	eng_point(EK_RCU_ASSIGN);
+	old = *pp;
+	if (eng_arm)
+		mem_store((unsigned)eng.cur, (uint64_t *)pp, (uint64_t)(uintptr_t)v, MO_PLAIN, false);
 	else
 		*(void *volatile *)pp = v;
 	eng_note(EK_RCU_ASSIGN, pp, (uint64_t)(uintptr_t)old, (uint64_t)(uintptr_t)v);
@@ -409,6 +427,12 @@ void eng_rcu_assign(void **pp, void *v)
 
 void eng_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 {
+	/* Under arm: what the caller wrote before call_rcu is visible before
+	 * the grace period that runs the callback begins (RCU orders it, as
+	 * for synchronize_rcu): a reader the grace period does not wait for
+	 * sees it. */
+	if (eng_arm)
+		mem_fence((unsigned)eng.cur, MF_FULL);
 	head->func = func;
 	head->next = NULL;
 	head->seq = ++eng.cb_seq;
@@ -444,6 +468,8 @@ void eng_synchronize_rcu(void)
 			}
 		}
 		t->gp_wait = true;
+		if (eng_arm)
+			mem_grace_period_begin((unsigned)eng.cur);
 		eng_point(EK_GP);
 		/* picked only once the grace period has elapsed */
 		t->gp_wait = false;

@@ -162,6 +162,9 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after);
  * memory model: from the policy's given choices, then its seeded stream
  * (half the time 0, else uniform among the others); recorded. */
 unsigned eng_choose(unsigned n);
+/* Loads the running thread has made in a row while no other thread could
+ * take a step (counted when the livelock check is on); 0 if another can. */
+uint64_t eng_alone_loads(void);
 /* The current access's source tag (thread, instruction, step), for
  * reads-from coverage. */
 uint32_t eng_source(unsigned tid);

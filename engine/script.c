@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/violation.h"
+#include "engine/memory.h"
 
 static const char *const shape_names[BS_COUNT] = { "none", "ptes", "cont", "half" };
 
@@ -121,6 +122,10 @@ static int validate(const struct script *s, struct script_error *err, size_t off
 		if ((s->sched[i] & 7) >= s->nthreads)
 			return fail(err, off, "schedule entry %u names thread %u of %u", i,
 				    s->sched[i] & 7, s->nthreads);
+	if (s->memory >= MEM_MODEL_COUNT)
+		return fail(err, off, "unknown memory model %u (0 sc, 1 arm)", s->memory);
+	if (s->memory == MEM_SC && s->nchoices)
+		return fail(err, off, "choices are for the arm memory model; this script is sc");
 	return 0;
 }
 
@@ -194,15 +199,17 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 #define AS_STRICT() script_walk(buf, len, SCRIPT_STRICT, 0, s, err)
 #define NEED(n, what) do { if (len - o < (size_t)(n)) return lenient ? AS_STRICT() : \
 	fail(err, o, "truncated: %s needs %zu byte(s), %zu left", what, (size_t)(n), len - o); } while (0)
-	if (lenient && (len < 8 || memcmp(buf, SCRIPT_MAGIC, 4) || buf[4] != SCRIPT_VERSION ||
+	if (lenient && (len < 8 || memcmp(buf, SCRIPT_MAGIC, 4) ||
+			(buf[4] != SCRIPT_VERSION && buf[4] != SCRIPT_VERSION_SC) ||
 			buf[6] == 0 || buf[6] > SCRIPT_NAME_MAX || len < 8u + buf[6]))
 		return AS_STRICT();
 	memset(s, 0, sizeof(*s));
 	NEED(6, "header");
 	if (memcmp(buf, SCRIPT_MAGIC, 4))
 		return fail(err, 0, "not a script (magic is not \"" SCRIPT_MAGIC "\")");
-	if (buf[4] != SCRIPT_VERSION)
-		return fail(err, 4, "version %u not supported (this build reads %u)", buf[4], SCRIPT_VERSION);
+	if (buf[4] != SCRIPT_VERSION && buf[4] != SCRIPT_VERSION_SC)
+		return fail(err, 4, "version %u not supported (this build reads %u and %u)", buf[4],
+			    SCRIPT_VERSION_SC, SCRIPT_VERSION);
 	s->granule_kb = buf[5];
 	if (!granule_cont(s->granule_kb)) {
 		if (!lenient)
@@ -297,6 +304,29 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 				fit_instr(in, s->nblocks, cont);
 		}
 	}
+	if (buf[4] == SCRIPT_VERSION) {
+		/* version 2: the memory model and its choices */
+		NEED(3, "memory model and choice count");
+		s->memory = buf[o];
+		s->nchoices = buf[o + 1] | (unsigned)buf[o + 2] << 8;
+		if (lenient) {
+			size_t avail = len - o - 3;
+
+			s->memory = (uint8_t)in_range(s->memory, 0, MEM_MODEL_COUNT - 1);
+			if (s->nchoices > SCRIPT_MAX_CHOICES)
+				s->nchoices = SCRIPT_MAX_CHOICES;
+			if (s->nchoices > avail)
+				s->nchoices = (unsigned)avail;
+		} else if (s->nchoices > SCRIPT_MAX_CHOICES) {
+			return fail(err, o + 1, "%u choices (at most %d)", s->nchoices, SCRIPT_MAX_CHOICES);
+		}
+		o += 3;
+		NEED(s->nchoices, "choices");
+		memcpy(s->choices, buf + o, s->nchoices);
+		o += s->nchoices;
+		if (lenient && s->memory == MEM_SC)
+			s->nchoices = 0;
+	}
 	if (lenient) {
 		/* the schedule: the bytes after the length field, whatever it says */
 		size_t n = len >= o + 2 ? len - o - 2 : 0;
@@ -345,9 +375,13 @@ static void emit_script(const struct script *s, const char *variant, uint8_t exp
 {
 	size_t nl = strlen(variant);
 
+	/* sc scripts without choices keep version 1's bytes (and so the
+	 * schedule tails and trace hashes recorded for them) */
+	bool v2 = s->memory != MEM_SC || s->nchoices;
+
 	for (int i = 0; i < 4; i++)
 		emit(k, (uint8_t)SCRIPT_MAGIC[i]);
-	emit(k, SCRIPT_VERSION);
+	emit(k, v2 ? SCRIPT_VERSION : SCRIPT_VERSION_SC);
 	emit(k, (uint8_t)s->granule_kb);
 	emit(k, (uint8_t)nl);
 	for (size_t i = 0; i < nl; i++)
@@ -370,6 +404,13 @@ static void emit_script(const struct script *s, const char *variant, uint8_t exp
 			emit(k, in->n);
 			emit(k, in->flags);
 		}
+	}
+	if (v2) {
+		emit(k, s->memory);
+		emit(k, (uint8_t)(s->nchoices & 0xff));
+		emit(k, (uint8_t)(s->nchoices >> 8));
+		for (unsigned i = 0; i < s->nchoices; i++)
+			emit(k, s->choices[i]);
 	}
 	emit(k, (uint8_t)(s->nsched & 0xff));
 	emit(k, (uint8_t)(s->nsched >> 8));
@@ -442,9 +483,13 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 	struct out o = { buf, size, 0 };
 
 	buf[0] = 0;
-	put(&o, "contpte-script %d\n", SCRIPT_VERSION);
+	put(&o, "contpte-script %d\n", s->memory != MEM_SC || s->nchoices ? SCRIPT_VERSION : SCRIPT_VERSION_SC);
 	put(&o, "granule %uk\n", s->granule_kb);
 	put(&o, "variant %s\n", s->variant);
+	if (s->subject[0])
+		put(&o, "subject %s\n", s->subject);
+	if (s->memory != MEM_SC)
+		put(&o, "memory %s\n", mem_model_names[s->memory]);
 	for (unsigned b = 0; b < s->nblocks; b++) {
 		put(&o, "block %u %s", b, shape_names[s->block[b].shape]);
 		put_words(&o, &op_desc[OP_MAP], s->block[b].flags);
@@ -470,6 +515,9 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 			put(&o, "\n");
 		}
 	}
+	for (unsigned i = 0; i < s->nchoices; i++)
+		put(&o, "%s %u%s", i % 32 == 0 ? "choices" : "", s->choices[i],
+		    i % 32 == 31 || i + 1 == s->nchoices ? "\n" : "");
 	for (unsigned i = 0; i < s->nsched; i++) {
 		unsigned t = s->sched[i] & 7, r = (s->sched[i] >> 3) + 1;
 
@@ -586,8 +634,9 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 
 			if (n != 2 || strcmp(tok[0], "contpte-script") || !parse_uint(tok[1], 255, &v))
 				return fail(err, lineno, "first line must be \"contpte-script %d\"", SCRIPT_VERSION);
-			if (v != SCRIPT_VERSION)
-				return fail(err, lineno, "version %u not supported (this build reads %d)", v, SCRIPT_VERSION);
+			if (v != SCRIPT_VERSION && v != SCRIPT_VERSION_SC)
+				return fail(err, lineno, "version %u not supported (this build reads %d and %d)", v,
+					    SCRIPT_VERSION_SC, SCRIPT_VERSION);
 			header = true;
 			continue;
 		}
@@ -646,6 +695,39 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				return fail(err, lineno, "threads come before the schedule");
 			cur = (int)t;
 			s->nthreads++;
+		} else if (!strcmp(tok[0], "subject")) {
+			size_t off = 0;
+
+			if (n < 2)
+				return fail(err, lineno, "subject takes a description (what the plug-in or kernel-tree variant was built from)");
+			for (int i = 1; i < n; i++) {
+				size_t l = strlen(tok[i]);
+
+				if (off + l + 2 > sizeof(s->subject))
+					return fail(err, lineno, "subject longer than %d characters", SCRIPT_SUBJECT_MAX - 1);
+				if (i > 1)
+					s->subject[off++] = ' ';
+				memcpy(s->subject + off, tok[i], l + 1);
+				off += l;
+			}
+		} else if (!strcmp(tok[0], "memory")) {
+			enum mem_model mm;
+
+			if (n != 2 || (mm = mem_model_by_name(tok[1])) == MEM_MODEL_COUNT)
+				return fail(err, lineno, "memory takes sc or arm");
+			s->memory = (uint8_t)mm;
+		} else if (!strcmp(tok[0], "choices")) {
+			if (s->nsched)
+				return fail(err, lineno, "choices come before the schedule");
+			for (int i = 1; i < n; i++) {
+				unsigned c;
+
+				if (!parse_uint(tok[i], 255, &c))
+					return fail(err, lineno, "choices are numbers 0-255");
+				if (s->nchoices == SCRIPT_MAX_CHOICES)
+					return fail(err, lineno, "more than %d choices", SCRIPT_MAX_CHOICES);
+				s->choices[s->nchoices++] = (uint8_t)c;
+			}
 		} else if (!strcmp(tok[0], "schedule")) {
 			for (int i = 1; i < n; i++) {
 				unsigned t, r = 1;
@@ -736,7 +818,13 @@ int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_
 	memcpy(text, buf, len);
 	text[len] = 0;
 	if (strlen(text) != len)
-		rc = fail(err, strlen(text), "NUL byte in a text script (not binary: no \"" SCRIPT_MAGIC "\" magic)");
+	{
+		size_t line = 1;
+
+		for (size_t i = 0; i < strlen(text); i++)
+			line += text[i] == '\n';
+		rc = fail(err, line, "NUL byte in a text script (not binary: no \"" SCRIPT_MAGIC "\" magic)");
+	}
 	else
 		rc = script_parse(text, s, err);
 	free(text);

@@ -19,16 +19,19 @@
 #include "core/ops.h"
 
 #define SCRIPT_MAGIC "CPTS"
-#define SCRIPT_VERSION 1
+#define SCRIPT_VERSION 2          /* written for arm scripts; 1 (sc, no choices) too */
+#define SCRIPT_VERSION_SC 1
 #define SCRIPT_MAX_THREADS 4
 #define SCRIPT_MAX_INSTRS 32
 #define SCRIPT_MAX_BLOCKS 4
 #define SCRIPT_MAX_SCHED 8192
+#define SCRIPT_MAX_CHOICES 8192
 #define SCRIPT_NAME_MAX 48
+#define SCRIPT_SUBJECT_MAX 1024
 #define SCRIPT_INSTR_BYTES 5
 #define SCRIPT_MAX_BYTES (4 + 2 + 1 + SCRIPT_NAME_MAX + 1 + 2 * SCRIPT_MAX_BLOCKS + 1 + 1 + \
-			  SCRIPT_MAX_THREADS * (1 + SCRIPT_MAX_INSTRS * SCRIPT_INSTR_BYTES) + 2 + \
-			  SCRIPT_MAX_SCHED)
+			  SCRIPT_MAX_THREADS * (1 + SCRIPT_MAX_INSTRS * SCRIPT_INSTR_BYTES) + \
+			  1 + 2 + SCRIPT_MAX_CHOICES + 2 + SCRIPT_MAX_SCHED)
 
 /* Instruction opcodes: 0x10 + enum op for the software writer ops. */
 enum {
@@ -49,12 +52,18 @@ enum { BS_NONE, BS_PTES, BS_CONT, BS_HALF, BS_COUNT };
 struct script {
 	unsigned granule_kb;                 /* 4, 16, 64 */
 	char variant[SCRIPT_NAME_MAX + 1];   /* "baseline", a mutant, "plugin", ... */
+	/* text form only: what a plugin / kernel_tree variant was built from
+	 * (tools/explore writes it, tools/repro reads it), or "" */
+	char subject[SCRIPT_SUBJECT_MAX];
 	unsigned nblocks;
 	struct { uint8_t shape, flags; } block[SCRIPT_MAX_BLOCKS];  /* flags as OPF_* of map */
 	uint8_t expect;                      /* 0 none; 1 clean; 2 + enum vkind */
 	unsigned nthreads;
 	unsigned ninstr[SCRIPT_MAX_THREADS];
 	struct instr prog[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS];
+	uint8_t memory;                      /* enum mem_model: sc, arm (engine/memory.h) */
+	unsigned nchoices;                   /* arm: the model's choices, in order */
+	uint8_t choices[SCRIPT_MAX_CHOICES];
 	unsigned nsched;
 	uint8_t sched[SCRIPT_MAX_SCHED];     /* thread | (run - 1) << 3 */
 };

@@ -108,7 +108,7 @@ int main(void)
 	const char *hdr = "contpte-script 1\ngranule 4k\nvariant baseline\nblock 0 cont\n";
 	char t[2048];
 	bad_text("", 0, "empty");
-	bad_text("contpte-script 2\n", 1, "version");
+	bad_text("contpte-script 3\n", 1, "version");
 	bad_text("hello\n", 1, "first line");
 	snprintf(t, sizeof(t), "%sthread 0\n  read 0 16\n", hdr);
 	bad_text(t, 6, "entry out of range");
@@ -135,7 +135,7 @@ int main(void)
 	struct script_error err;
 	CHECK(script_decode((const uint8_t *)"CPTX\1\4", 6, &a, &err) && err.offset == 0, "bad magic");
 	CHECK(script_decode((const uint8_t *)"CPTS\1\5", 6, &a, &err) && err.offset == 5, "bad granule");
-	CHECK(script_decode((const uint8_t *)"CPTS\2\4", 6, &a, &err) && err.offset == 4, "bad version");
+	CHECK(script_decode((const uint8_t *)"CPTS\3\4", 6, &a, &err) && err.offset == 4, "bad version");
 
 	printf("script_test: %d scripts round-tripped, %d failure(s)\n", scripts, failures);
 	return failures != 0;

@@ -34,10 +34,12 @@ void search_next_program(struct search *x, int pick, struct script *s)
 		s->granule_kb = x->v->granule->kb;
 		strcpy(s->variant, x->v->name);
 		s->nsched = 0;
+		s->nchoices = 0;
 		s->expect = EXPECT_NONE;
 	} else {
 		gen_script(s, x->v->granule->kb, x->v->name, &x->rng);
 	}
+	s->memory = (uint8_t)x->memory;
 }
 
 enum run_status search_run_one(struct search *x, const struct script *s, struct run_result *r)
@@ -79,6 +81,13 @@ bool search_until_violation(struct search *x, const struct search_budget *b, str
 		*elapsed = now_s() - t0;
 		memcpy(s->sched, r->taken, nt);
 		s->nsched = nt;
+		if (s->memory == MEM_ARM) {
+			unsigned nc = r->ntaken_choices < SCRIPT_MAX_CHOICES ? r->ntaken_choices
+									      : SCRIPT_MAX_CHOICES;
+
+			memcpy(s->choices, r->taken_choices, nc);
+			s->nchoices = nc;
+		}
 		s->expect = (uint8_t)EXPECT_KIND(r->vio.kind);
 		return true;
 	}

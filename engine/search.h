@@ -20,6 +20,7 @@ struct search {
 	const struct variant *v;
 	enum eng_strategy strategy;      /* ES_RANDOM or ES_PCT */
 	unsigned depth;                  /* PCT's depth */
+	enum mem_model memory;           /* the programs' memory model (default sc) */
 	const struct script *pool;       /* programs to draw from; NULL: random programs */
 	unsigned npool;
 	uint64_t rng;                    /* the stream */
@@ -54,6 +55,9 @@ struct search_budget {
  * r->status RS_ERROR). */
 bool search_until_violation(struct search *x, const struct search_budget *b, struct script *s,
 			    struct run_result *r, double *elapsed);
+
+/* (search_until_violation saves the memory model's choices with the
+ * schedule: under arm the script replays them.) */
 
 /* A violation found by a search, checked and made small: replayed from its
  * saved schedule (false if it does not replay the same kind), then, with

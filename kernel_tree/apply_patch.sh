@@ -9,8 +9,9 @@
 # other files are named and skipped. Applied with `git apply --include`
 # (exact context, works outside any repository).
 #
-# Exit: 0 applied; 1 the patch does not apply or does not touch the file
-# (the tool's own message is shown); 2 usage.
+# Exit: 0 applied; 1 the patch does not apply (git's own message is shown,
+# or, when it applies in reverse, that the file already has it) or does not
+# touch the file; 2 usage.
 set -uo pipefail
 [[ $# -eq 3 ]] || { echo "usage: $0 SRC PATCH OUT" >&2; exit 2; }
 src=$1 patch=$2 out=$3
@@ -41,6 +42,12 @@ fi
 
 command -v git >/dev/null 2>&1 || { echo "kernel-tree: git is needed to apply a patch" >&2; exit 2; }
 if ! msg=$(git apply -p1 --include="$F" --verbose "$patch_abs" 2>&1); then
+  # A patch the file already has applies in reverse: say that, not git's
+  # context mismatch.
+  if git apply -p1 --include="$F" --reverse --check "$patch_abs" >/dev/null 2>&1; then
+    echo "kernel-tree: $patch is already applied to $src: it applies in reverse (the file already has its changes)" >&2
+    exit 1
+  fi
   echo "kernel-tree: $patch does not apply to $src (git apply):" >&2
   echo "$msg" >&2
   exit 1

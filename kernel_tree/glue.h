@@ -18,11 +18,6 @@
  * the file has no function for stay the project's.
  */
 
-/* Adapters flush like the project's own wrappers: not the file's calls,
- * so not in its log. */
-#undef __flush_tlb_range
-#undef __flush_tlb_range_nosync
-
 #ifdef KT_HAS___contpte_try_fold
 void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 {
@@ -73,12 +68,20 @@ void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pt
 }
 #endif
 
-#ifdef KT_HAS_contpte_get_and_clear_full_ptes
+#if defined(KT_HAS_contpte_get_and_clear_full_ptes)
 pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 				      unsigned int nr, int full)
 {
 	kt_count(KT_FN_contpte_get_and_clear_full_ptes);
 	return kt_file_contpte_get_and_clear_full_ptes(mm, addr, ptep, nr, full);
+}
+#elif defined(KT_HAS_contpte_clear_ptes)
+/* The first posting of batched clearing: the same call, another name. */
+pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				      unsigned int nr, int full)
+{
+	kt_count(KT_FN_contpte_clear_ptes);
+	return kt_file_contpte_clear_ptes(mm, addr, ptep, nr, full);
 }
 #endif
 
@@ -139,7 +142,9 @@ bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long ad
 			young |= kt_file_contpte_ptep_clear_flush_young(vma, addr, ptep);
 		} else if (__ptep_test_and_clear_young(vma, addr, ptep)) {
 			young = true;
-			__flush_tlb_range(vma, addr, addr + PAGE_SIZE, PAGE_SIZE, true, 3);
+			/* the harness's flush, as the project's wrappers flush: not
+			 * the file's call, so not in its flush log */
+			kc_tlb_flush(vma->vm_mm, addr, addr + PAGE_SIZE);
 		}
 	}
 	return young;
@@ -229,3 +234,14 @@ const struct kt_tree_info kt_tree_info = {
 	.defined = KT_DEFINED,
 	.shim_provided = KT_SHIM_PROVIDED,
 };
+
+/* The subject's describe hook (core/variant_export.h declares the project's
+ * weak default): a kernel tree's build describes itself with the report of
+ * kernel_tree/report.c. Here, not in report.c, because plug-in files link
+ * report.c too (for the shim's hooks) and describe themselves as plug-ins. */
+int kc_subject_describe(const struct variant *v, const char *prog);
+int kc_subject_describe(const struct variant *v, const char *prog)
+{
+	(void)prog;
+	return kt_report_describe(v);
+}

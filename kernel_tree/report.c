@@ -14,9 +14,6 @@
 #include "core/variant.h"
 #include "kernel_tree/report.h"
 
-struct mm_struct init_mm;
-struct page kt_mem_map[KT_MEM_MAP_PAGES];
-
 static const struct {
 	const char *name, *serves, *how;
 } fns[KT_FN_COUNT] = {
@@ -241,7 +238,7 @@ static void report_end(void)
 		(unsigned long long)atomic_load(&bbml2_asked), kc_bbml2_noabort ? "on" : "off");
 }
 
-static int kernel_tree_describe(const struct variant *v)
+int kt_report_describe(const struct variant *v)
 {
 	const char *env = getenv("KT_FLUSH_LOG");
 	unsigned found = 0, adapted = 0, filled = 0, undriven = 0;
@@ -304,12 +301,4 @@ static int kernel_tree_describe(const struct variant *v)
 		"wrprotect_ptes, ... and the per-entry __ptep_* primitives)\n");
 	atexit(report_end);
 	return 0;
-}
-
-/* The subject's describe hook (core/variant_export.h): a kernel tree's
- * build describes itself with the report above. */
-int kc_subject_describe(const struct variant *v, const char *prog)
-{
-	(void)prog;
-	return kernel_tree_describe(v);
 }

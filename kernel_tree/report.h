@@ -5,8 +5,9 @@
  * for with their arguments, and how often it asked for BBML2_NOABORT.
  * kernel_tree/report.c keeps the records and prints them.
  *
- * Included into the kernel file's translation unit, so nothing here pulls
- * in libc headers beyond what core/kcompat.h already has.
+ * The harness side: no kernel types here (the shim's kernel_tree/shim/
+ * hooks.h calls these from the kernel file's translation unit, so nothing
+ * here pulls in libc headers beyond what core/kcompat.h already has).
  */
 #ifndef KERNEL_TREE_REPORT_H
 #define KERNEL_TREE_REPORT_H
@@ -66,23 +67,21 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 /* system_supports_bbml2_noabort() for the file: --bbml2, and counted. */
 bool kt_bbml2_noabort(void);
 
-/* linux/mm.h for the shim: init_mm, and page structs located by pfn. */
-struct page {
-	unsigned long kt_unused;
-};
-struct folio {
-	struct page page;
-};
-extern struct mm_struct init_mm;
-#define KT_MEM_MAP_PAGES (1UL << 16)
-extern struct page kt_mem_map[KT_MEM_MAP_PAGES];
-
-/* What the probe found in the file (defined by kernel_tree/glue.h). */
+/* What the probe found in the file (defined by kernel_tree/glue.h, or for a
+ * plug-in file by the unit kernel_tree/probe.sh --plugin writes). */
 struct kt_tree_info {
 	const char *source;         /* the file as built */
 	const char *defined;        /* every global function nm found in it, space-separated */
 	const char *shim_provided;  /* helpers it uses that the shim defined for it */
 };
 extern const struct kt_tree_info kt_tree_info;
+
+/* The kernel tree's report: which of the file's functions run, which the
+ * project fills in, and at exit the calls and flushes. A kernel tree's
+ * build makes it the subject's describe hook (kc_subject_describe, in
+ * kernel_tree/glue.h); a plug-in file's build, which links this library
+ * for the shim's hooks, keeps the plug-in description. */
+struct variant;
+int kt_report_describe(const struct variant *v);
 
 #endif

@@ -19,13 +19,31 @@ static const char usage[] =
 "  --granule=G        4k (default), 16k, 64k\n"
 "  --writers=OPS      all (default) or a comma list of writer ops (--list)\n"
 "  --threads=R[,W,H]  reader threads, and optionally writer and hardware threads\n"
-"                     (default 2,1,1)\n"
+"                     (default 2,1,1; R may be 0 for writer-contract runs)\n"
+"  --pin              pin the threads one per CPU of the allowed set (taskset),\n"
+"                     readers first, then writers, then hardware\n"
 "  --seconds=S        run time (default 3; fractions allowed)\n"
 "  --seed=N           random seed (default: from the clock; printed)\n"
-"  --tables=N         page tables (1..16, default 2)\n"
+"  --tables=N         page tables (1..64, default 2 per writer thread, at least 2)\n"
 "  --blocks=N         contiguous blocks per table (1..16, default 4)\n"
-"  --chaos=N          writers yield on 1 in N entry stores, and 1 in 8 reads\n"
-"                     stall at a random load, widening races (0 = never, default 64)\n"
+"  --delay=on|off     timed delays that widen races without the OS scheduler\n"
+"                     (default on): readers stand still between the first and\n"
+"                     last load of a block until writers stored to it K times,\n"
+"                     writers in front of a store (most often between a clear and\n"
+"                     the rewrite) until hardware updated the block K times,\n"
+"                     hardware between its load and its CAS; K log-uniform in\n"
+"                     [1, --delay-steps]; each thread adapts how often it delays\n"
+"                     so that delays take --delay-share of its time\n"
+"  --delay-share=F    share of each reader's time spent delayed (0 < F < 1,\n"
+"                     default 0.5; writers half of it, hardware a quarter)\n"
+"  --delay-max=US     longest single delay in microseconds (default 2000)\n"
+"  --delay-steps=K    widest K (1..65536, default 256, at 16k 1024: eight\n"
+"                     blocks' worth of stores)\n"
+"  --chaos=N          the old race widening: writers yield on 1 in N entry\n"
+"                     stores, and 1 in 8 reads yield at a random load (a yield\n"
+"                     only widens a race when the OS preempts there: measured\n"
+"                     slower than the delays even oversubscribed; 0 = never,\n"
+"                     the default)\n"
 "  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
 "  --expect=KIND      succeed only if a KIND violation is found (mutant tests);\n"
 "                     several kinds joined by | accept any of them\n"
@@ -104,10 +122,13 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->readers = 2;
 	cfg->writers = 1;
 	cfg->hw = 1;
-	cfg->tables = 2;
+	cfg->tables = 0;             /* default: from the writers, below */
 	cfg->blocks = 4;
 	cfg->seconds = 3;
-	cfg->chaos = 64;
+	cfg->chaos = 0;              /* the delays do it better, on any core count */
+	cfg->delay = (struct delay_params){ .on = true, .share = DELAY_DEFAULT_SHARE,
+					    .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
+					    .kmax = 0 /* by granule */ };
 	cfg->progress = -1;
 	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
 
@@ -155,9 +176,13 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
 				if (k == 3)
 					return bad("--threads takes at most three numbers (readers,writers,hw), got '%s'%s", val, "");
-				if ((rc = parse_uint("--threads", tok, k == 0 ? 1 : 0, 64, &n[k])))
+				if ((rc = parse_uint("--threads", tok, 0, 64, &n[k])))
 					return rc;
 			}
+			if (n[0] + n[1] + n[2] == 0)
+				return bad("--threads needs at least one thread, got '%s'%s", val, "");
+			if (n[0] == 0 && n[1] == 0)
+				return bad("--threads=0,0,H: hardware alone cannot violate anything; give readers or writers%s%s", "", "");
 			cfg->readers = n[0];
 			cfg->writers = n[1];
 			cfg->hw = n[2];
@@ -178,7 +203,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			seed_set = true;
 		} else if (!strcmp(key, "--tables")) {
 			NEEDS_VALUE();
-			if ((rc = parse_uint("--tables", val, 1, 16, &cfg->tables)))
+			if ((rc = parse_uint("--tables", val, 1, 64, &cfg->tables)))
 				return rc;
 		} else if (!strcmp(key, "--blocks")) {
 			NEEDS_VALUE();
@@ -188,6 +213,34 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			NEEDS_VALUE();
 			if ((rc = parse_uint("--chaos", val, 0, 1000000, &cfg->chaos)))
 				return rc;
+		} else if (!strcmp(key, "--delay")) {
+			NEEDS_VALUE();
+			if (!strcmp(val, "on"))
+				cfg->delay.on = true;
+			else if (!strcmp(val, "off"))
+				cfg->delay.on = false;
+			else
+				return bad("--delay wants on or off, got '%s'%s", val, "");
+		} else if (!strcmp(key, "--delay-share")) {
+			char *end;
+			NEEDS_VALUE();
+			errno = 0;
+			cfg->delay.share = strtod(val, &end);
+			if (*end || errno || !(cfg->delay.share > 0) || !(cfg->delay.share < 1))
+				return bad("--delay-share wants a fraction between 0 and 1 (exclusive), got '%s'%s", val, "");
+		} else if (!strcmp(key, "--delay-max")) {
+			unsigned us;
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--delay-max", val, 1, 1000000, &us)))
+				return rc;
+			cfg->delay.max_ns = us * 1e3;
+		} else if (!strcmp(key, "--delay-steps")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--delay-steps", val, 1, 65536, &cfg->delay.kmax)))
+				return rc;
+		} else if (!strcmp(key, "--pin")) {
+			NO_VALUE();
+			cfg->pin = true;
 		} else if (!strcmp(key, "--bbml2")) {
 			NO_VALUE();
 			cfg->bbml2 = true;
@@ -226,7 +279,8 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->json_path = val;
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --tables --blocks --chaos --bbml2 --expect --keep-going --progress "
+				   "--seconds --seed --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 "
+				   "--expect --keep-going --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}
 	}
@@ -273,6 +327,15 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 		double f = atof(slow);
 		if (f >= 1)
 			cfg->seconds *= f;
+	}
+	if (!cfg->tables) {
+		/* writers on different tables do not wait for each other's
+		 * lock: two tables per writer, so more writers run more ops */
+		cfg->tables = 2 * cfg->writers;
+		if (cfg->tables < 2)
+			cfg->tables = 2;
+		if (cfg->tables > 64)
+			cfg->tables = 64;
 	}
 	if (!seed_set)
 		cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);

@@ -14,6 +14,7 @@
 #include "core/pte.h"
 #include "core/variant.h"
 #include "core/violation.h"
+#include "stress/delay.h"
 
 struct stress_cfg {
 	const struct variant *variant;
@@ -24,6 +25,8 @@ struct stress_cfg {
 	uint64_t seed;
 	uint32_t ops;                /* mask of enum op */
 	unsigned chaos;              /* writers yield 1-in-N accesses (0 = never) */
+	struct delay_params delay;   /* timed delays (stress/delay.h) */
+	bool pin;                    /* one thread per CPU of the allowed set */
 	unsigned expect;             /* mask of 1 << enum vkind; 0: expect a clean run */
 	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;

@@ -232,6 +232,20 @@ void move_ptes(struct mm_struct *mm, unsigned long addr, pte_t *old_ptep,
 		__set_pte(new_ptep, __ptep_get_and_clear(mm, addr, old_ptep));
 }
 
+/*
+ * Publish a new page table (core-mm's pmd_install): everything written to
+ * it so far (its clearing, the entries moved into it) must be visible
+ * before the pointer to it is, because a lockless walker that finds the
+ * pointer reads the entries through it with no barrier of its own (an
+ * address dependency orders its loads, nothing orders our stores).
+ */
+void pte_install(struct mm_struct *mm, pgtable_t *slot, pgtable_t table)
+{
+	if (!MUTANT(publish_no_wmb))
+		smp_wmb();
+	kc_set_table(mm, slot, table);
+}
+
 /* Lockless walkers may still be reading the table: free it only after an
  * RCU grace period. */
 void pte_free_defer(struct mm_struct *mm, pgtable_t pgtable)

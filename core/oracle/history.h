@@ -28,6 +28,8 @@
 
 struct writer_ctx {
 	struct harness_mm *m;
+	unsigned id;            /* which writer (reports: "writer 1") */
+	unsigned op;            /* the op in flight, enum op + 1 (0: none) */
 	unsigned consumes;      /* set per op: which bits this op may clear */
 	unsigned chaos;         /* 1-in-N chance to yield before a store; 0 = never */
 	uint64_t rng;
@@ -44,8 +46,9 @@ struct writer_ctx {
 void history_attach(struct writer_ctx *w);
 void history_detach(void);
 
-/* Read record index k (0-based); false if overwritten or incomplete. */
+/* Read record index k (0-based); false if overwritten or incomplete.
+ * who (may be NULL): the writer and op, as in struct hist_rec. */
 bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
-		  uint64_t *value, uint64_t *prev);
+		  uint64_t *value, uint64_t *prev, uint32_t *who);
 
 #endif

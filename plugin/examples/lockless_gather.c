@@ -1,6 +1,6 @@
 /*
- * A plug-in reader in kernel dialect (no #include lines: the harness
- * force-includes core/kcompat.h). It gathers the block's access/dirty state
+ * A plug-in reader in kernel dialect (no #include lines: it is built on the
+ * kernel-tree shim, kernel_tree/shim/kt_shim.h). It gathers the block's access/dirty state
  * with a consistency check and retries on any mismatch; every entry it
  * reads is checked before its bits are used. Expected: runs clean.
  *

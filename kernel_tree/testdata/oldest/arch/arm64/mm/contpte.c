@@ -1,14 +1,19 @@
 /*
  * Test tree "oldest" for tools/hammer --kernel-tree: an
- * arch/arm64/mm/contpte.c in the oldest arm64 contpte API (the pre-merge
- * series), written for this project in kernel style from the shared domain
- * description. It is not kernel code. What sets it apart from a current
- * tree: young clearing per entry (contpte_ptep_test_and_clear_young,
- * contpte_ptep_clear_flush_young), contpte_set_wrprotects with a 'full'
- * argument, contpte_mkold_clean_ptes taking an mm, readers taking pte_t *,
- * contpte_align_down expected from a header, __flush_tlb_range with
- * (last_level, tlb_level), __flush_tlb_range_nosync taking the vma, and no
- * BBML2_NOABORT. Expected: runs clean.
+ * arch/arm64/mm/contpte.c in the API of the pre-merge postings (the contpte
+ * series before it was merged for v6.9, and the MADV_FREE batching posted
+ * on v6.9 before clear_young_dirty_ptes), written for this project in
+ * kernel style from the shared domain description. It is not kernel code.
+ * What sets it apart from a current tree: young clearing per entry
+ * (contpte_ptep_test_and_clear_young, contpte_ptep_clear_flush_young),
+ * contpte_set_wrprotects with a 'full' argument, contpte_mkold_clean_ptes
+ * taking an mm, readers taking pte_t *, contpte_align_down expected from a
+ * header, __flush_tlb_range with (last_level, tlb_level),
+ * __flush_tlb_range_nosync taking the vma, no BBML2_NOABORT, and the
+ * asm/pgtable.h helpers of that time: __pte_clear (mapping over live
+ * entries clears and flushes them first), __ptep_set_wrprotects and
+ * __mkold_clean_ptes, beside __clear_full_ptes and __get_and_clear_full_ptes.
+ * Expected: runs clean.
  */
 
 #include <linux/mm.h>
@@ -31,6 +36,31 @@ static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
 
 		contpte_try_unfold(mm, last_addr, last, __ptep_get(last));
 	}
+}
+
+/*
+ * Entries about to be replaced while the TLB may hold them: clear them and
+ * flush before anything new is written. (The harness maps only over entries
+ * that are not present, so it never takes this path.)
+ */
+static void contpte_clear_flush_range(struct mm_struct *mm, unsigned long addr,
+				      pte_t *ptep, unsigned int nr)
+{
+	struct vm_area_struct vma = TLB_FLUSH_VMA(mm, 0);
+	unsigned long start_addr = addr;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++, ptep++, addr += PAGE_SIZE)
+		__pte_clear(mm, addr, ptep);
+	__flush_tlb_range(&vma, start_addr, addr, PAGE_SIZE, true, 3);
+}
+
+static bool contpte_any_valid(pte_t *ptep, unsigned int nr)
+{
+	for (; nr; nr--, ptep++)
+		if (pte_valid(__ptep_get(ptep)))
+			return true;
+	return false;
 }
 
 static void contpte_convert(struct mm_struct *mm, unsigned long addr,
@@ -156,7 +186,7 @@ void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 	unsigned int count;
 
 	do {
-		next = min(ALIGN(addr + 1, CONT_PTE_SIZE), end);
+		next = pte_cont_addr_end(addr, end);
 		count = (next - addr) / PAGE_SIZE;
 
 		/* whole block, aligned pfns: map it contiguous from the start */
@@ -164,6 +194,17 @@ void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			pte = pte_mkcont(pte);
 		else
 			pte = pte_mknoncont(pte);
+
+		/*
+		 * A block only partly rewritten is unfolded first; live entries
+		 * that a contiguous mapping replaces, or that were contiguous,
+		 * are cleared and flushed before the new ones are written.
+		 */
+		if (count != CONT_PTES)
+			contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		if (pte_valid_cont(__ptep_get(ptep)) ||
+		    (pte_cont(pte) && contpte_any_valid(ptep, count)))
+			contpte_clear_flush_range(mm, addr, ptep, count);
 
 		__set_ptes(mm, addr, ptep, pte, count);
 		pte = pte_advance_pfn(pte, count);
@@ -177,8 +218,7 @@ void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 			     pte_t *ptep, unsigned int nr, int full)
 {
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_get_and_clear(mm, addr, ptep);
+	__clear_full_ptes(mm, addr, ptep, nr, full);
 }
 EXPORT_SYMBOL(contpte_clear_full_ptes);
 
@@ -186,18 +226,9 @@ pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm,
 				      unsigned long addr, pte_t *ptep,
 				      unsigned int nr, int full)
 {
-	pte_t pte, tmp;
-
+	/* The caller needs the dirtiness of everything it takes down. */
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	pte = __ptep_get_and_clear(mm, addr, ptep);
-	while (--nr) {
-		tmp = __ptep_get_and_clear(mm, addr += PAGE_SIZE, ++ptep);
-		if (pte_dirty(tmp))
-			pte = pte_mkdirty(pte);
-		if (pte_young(tmp))
-			pte = pte_mkyoung(pte);
-	}
-	return pte;
+	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 }
 EXPORT_SYMBOL(contpte_get_and_clear_full_ptes);
 
@@ -238,44 +269,38 @@ EXPORT_SYMBOL(contpte_ptep_clear_flush_young);
 void contpte_set_wrprotects(struct mm_struct *mm, unsigned long addr,
 			    pte_t *ptep, unsigned int nr, int full)
 {
+	unsigned long end = addr + nr * PAGE_SIZE;
+	unsigned long next;
+
 	/*
-	 * Blocks the range covers are write-protected in place; the ones it
-	 * only touches are unfolded first. 'full' (fork of the whole mm) does
-	 * not change what has to happen to a block.
+	 * Block by block: one the range covers is write-protected in place,
+	 * one it only touches is unfolded first. 'full' (fork of the whole
+	 * mm) does not change what has to happen to a block.
 	 */
-	contpte_try_unfold_partial(mm, addr, ptep, nr);
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		__ptep_set_wrprotect(mm, addr, ptep);
+	do {
+		next = pte_cont_addr_end(addr, end);
+		nr = (next - addr) >> PAGE_SHIFT;
+
+		if (nr != CONT_PTES)
+			contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		__ptep_set_wrprotects(mm, addr, ptep, nr, full);
+
+		addr = next;
+		ptep += nr;
+	} while (addr != end);
 }
 EXPORT_SYMBOL(contpte_set_wrprotects);
 
 void contpte_mkold_clean_ptes(struct mm_struct *mm, unsigned long addr,
 			      pte_t *ptep, unsigned int nr)
 {
-	unsigned long start = addr, end = addr + nr * PAGE_SIZE;
-	pte_t old, pte;
-
 	/*
-	 * MADV_FREE: access and dirty are per folio, so a block is cleaned
-	 * whole. Compare-and-swap each entry: the MMU may set access or dirty
-	 * at any time, and a plain store could undo that.
+	 * MADV_FREE: blocks the range covers are made old and clean in place
+	 * (entry by entry, by compare-and-swap: the MMU may set access or
+	 * dirty at any time); a block it only touches is unfolded first.
 	 */
-	if (pte_cont(__ptep_get(ptep + nr - 1)))
-		end = ALIGN(end, CONT_PTE_SIZE);
-	if (pte_cont(__ptep_get(ptep))) {
-		start = ALIGN_DOWN(start, CONT_PTE_SIZE);
-		ptep = contpte_align_down(ptep);
-	}
-
-	for (addr = start; addr != end; addr += PAGE_SIZE, ptep++) {
-		pte = __ptep_get(ptep);
-		do {
-			old = pte;
-			pte = pte_mkclean(pte_mkold(old));
-			pte_val(pte) = cmpxchg_relaxed(&pte_val(*ptep), pte_val(old),
-						       pte_val(pte));
-		} while (pte_val(pte) != pte_val(old));
-	}
+	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	__mkold_clean_ptes(mm, addr, ptep, nr);
 }
 EXPORT_SYMBOL(contpte_mkold_clean_ptes);
 
