@@ -14,7 +14,7 @@
  *     over the same entries, no writers; the issue's target is <= 1.5.
  * These are printed figures, never assertions. Run time is bounded by
  * --seconds-per-case (default 0.5 s: about 15 s in all); progress goes to
- * stderr. The early-exit patch's own scenarios are in stress/bench_seed002.c.
+ * stderr. The early-exit patch's own scenarios are in stress/bench/bench_seed002.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
