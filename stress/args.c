@@ -14,7 +14,10 @@
 
 static const char usage[] =
 "usage: hammer [flags]\n"
-"  --reader=NAME      lockless (default), locked, early-exit, locked-early-exit\n"
+"  --reader=NAME      all (default: every reader of the tree, the lockless one\n"
+"                     and, one read in four, the locked gather), lockless, locked,\n"
+"                     early-exit, locked-early-exit (the early-exit tree's readers;\n"
+"                     its both: --variant=early_exit)\n"
 "  --mutant=NAME      run a planted bug instead of a correct tree (--list shows them)\n"
 "  --variant=NAME     a compiled variant by name (plug-in binaries: plugin)\n"
 "  --granule=G        4k (default), 16k, 64k\n"
@@ -84,7 +87,7 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 
 static void list_all(void)
 {
-	printf("readers: lockless locked early-exit locked-early-exit\n");
+	printf("readers: all lockless locked early-exit locked-early-exit\n");
 	printf("granules: 4k 16k 64k\nwriter ops:");
 	for (int i = 0; i < OP_COUNT; i++)
 		printf(" %s", op_desc[i].name);
@@ -142,7 +145,7 @@ const char *stress_caller_path(const char *p)
 
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 {
-	const char *reader = "lockless", *mutant = NULL, *vname = NULL, *writers = "all";
+	const char *reader = "all", *mutant = NULL, *vname = NULL, *writers = "all";
 	const char *gname = "4k";
 	int rc;
 	bool early = false, seed_set = false;
@@ -328,14 +331,15 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	const struct granule *g = granule_by_name(gname);
 	if (!g)
 		return bad("unknown granule '%s' (valid: 4k, 16k, 64k)%s", gname, "");
-	if (!strcmp(reader, "lockless") || !strcmp(reader, "locked")) {
+	if (!strcmp(reader, "all") || !strcmp(reader, "lockless") || !strcmp(reader, "locked")) {
 		early = false;
 	} else if (!strcmp(reader, "early-exit") || !strcmp(reader, "locked-early-exit")) {
 		early = true;
 	} else {
-		return bad("unknown reader '%s' (valid: lockless, locked, early-exit, locked-early-exit)%s", reader, "");
+		return bad("unknown reader '%s' (valid: all, lockless, locked, early-exit, locked-early-exit)%s", reader, "");
 	}
 	cfg->locked = !strncmp(reader, "locked", 6);
+	cfg->both_readers = !strcmp(reader, "all");
 	cfg->reader_name = reader;
 	if (mutant && vname)
 		return bad("--mutant and --variant both name the tree to run; give one%s%s", "", "");
@@ -351,7 +355,8 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	}
 	if (mutant && !cfg->variant->mutant)
 		return bad("'%s' is a correct tree, not a mutant (use --reader)%s", mutant, "");
-	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "lockless") && strcmp(reader, "locked")) {
+	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "all") && strcmp(reader, "lockless") &&
+	    strcmp(reader, "locked")) {
 		char why[128];
 
 		snprintf(why, sizeof(why), "is planted in the %s tree; --reader=%s asks for the other",

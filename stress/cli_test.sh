@@ -21,7 +21,7 @@ expect() {  # expect RC PATTERN -- ARGS...
 }
 
 expect 2 "unknown flag '--bogus'.*valid: --reader" -- --bogus
-expect 2 "unknown reader 'fast' \(valid: lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
+expect 2 "unknown reader 'fast' \(valid: all, lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
 expect 2 "unknown granule '8k' \(valid: 4k, 16k, 64k\)" -- --granule=8k
 expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=map,fold2
 expect 2 "unknown mutant 'nope'.*no_consistency_check" -- --mutant=nope
@@ -57,6 +57,9 @@ expect 0 "no_consistency_check +mutant, expect phantom_bit" -- --list
 expect 0 '"readers": 0, "writers": 2, "hw": 1.*"tables": 4, .*"writer_ops_per_writer": \[[1-9][0-9]*, [1-9][0-9]*\]' -- --threads=0,2,1 --seconds=0.5
 expect 0 '"pinned": true' -- --threads=1,1,1 --pin --seconds=0.5
 expect 0 '"variant": "early_exit", "mutant": null, "reader": "early-exit"' -- --reader=early-exit --seconds=0.3
+# by default every reader of the tree runs, and the summary says how often
+expect 0 '"reader": "all".*"reads_by_reader": \{"lockless": [1-9][0-9]*, "locked": [1-9][0-9]*\}' -- --seconds=0.5
+expect 0 '"reads_by_reader": \{"lockless": [1-9][0-9]*, "locked": 0\}' -- --reader=lockless --seconds=0.3
 expect 0 '"delays": \{"on": false.*"readers": \{"points": 0, "taken": 0' -- --delay=off --seconds=0.5
 expect 0 '"delays": \{"on": true.*"readers": \{"points": [1-9][0-9]*, "taken": [1-9]' -- --seconds=1
 if "$watch" /etc/passwd >/dev/null 2>&1; then echo "FAIL: segment_watch accepted /etc/passwd"; fails=$((fails + 1)); fi

@@ -39,6 +39,7 @@ static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
 /* delays taken, by role: readers, writers, hardware */
 static struct delay_totals delays_sum[3];
 static double readers_cpu_s;             /* CPU time of the reader threads */
+static uint64_t locked_reads;            /* of all reads, those of the locked gather */
 
 static double now_s(void)
 {
@@ -146,7 +147,7 @@ static void *reader_main(void *arg)
 	const struct variant *v = C->variant;
 	static __thread struct probe p;
 	unsigned cont = M.cont;
-	uint64_t n_reads = 0, n_retries = 0;
+	uint64_t n_reads = 0, n_retries = 0, n_locked = 0;
 
 	self_reader = r;
 	agents_pin_self(&W, r->index);
@@ -165,6 +166,8 @@ static void *reader_main(void *arg)
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
 		uint64_t *ptep, R, scans;
+		/* which of the tree's readers this read calls */
+		bool locked = C->both_readers ? rng_below(&r->rng, 4) == 0 : C->locked;
 
 		if (delays && rng_below(&r->rng, 4) == 0) {
 			/* a quarter of the reads go where a writer works */
@@ -175,15 +178,15 @@ static void *reader_main(void *arg)
 				block = (hot - 1) % M.bpt;
 			}
 		}
-		if (C->locked)
+		if (locked)
 			pthread_mutex_lock(&M.ptl[lt].lock);
-		ptep = probe_open(&M, &p, lt, block, t, C->locked);
+		ptep = probe_open(&M, &p, lt, block, t, locked);
 
 		acc_self.scans = 0;
 		acc_reset(&acc_self, r->bound);
 		r->q_seen = 0;
 		r->cur_block = lt * M.bpt + block + 1;
-		if (delays && !C->locked && !atomic_load_explicit(&W.pause, memory_order_relaxed) &&
+		if (delays && !locked && !atomic_load_explicit(&W.pause, memory_order_relaxed) &&
 		    delay_roll(&r->delay, 1)) {
 			/* before load n + 1, n in [1, cont]: between the target's
 			 * load and the scan's last, skewed towards the start
@@ -205,14 +208,15 @@ static void *reader_main(void *arg)
 				report(&vio);
 			}
 			probe_abandon(&p);
-			if (C->locked)
+			if (locked)
 				pthread_mutex_unlock(&M.ptl[lt].lock);
 			break;
 		}
-		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		R = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
 		r->delay_pending = r->yield_pending = false;
+		n_locked += locked;
 		probe_close(&M, &p, R);
-		if (C->locked)
+		if (locked)
 			pthread_mutex_unlock(&M.ptl[lt].lock);
 
 		/* retries = block scans started beyond the first; into the
@@ -236,6 +240,7 @@ static void *reader_main(void *arg)
 	judged.sw_quiet += r->st.sw_quiet;
 	judged.content_only += r->st.content_only;
 	judged.unjudged += r->st.unjudged;
+	locked_reads += n_locked;
 	delay_add(&delays_sum[0], &r->delay);
 	readers_cpu_s += agents_thread_cpu_s();
 	pthread_mutex_unlock(&judged_lock);
@@ -352,6 +357,9 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, " \"seconds\": %.2f, \"reads\": %llu, \"reads_per_sec\": %.0f, \"retries_per_read\": %.4f,\n",
 		elapsed, (unsigned long long)reads, reads / elapsed,
 		reads ? (double)atomic_load(&M.hdr->retries) / reads : 0.0);
+	fprintf(f, " \"reads_by_reader\": {\"lockless\": %llu, \"locked\": %llu},\n",
+		(unsigned long long)(reads > locked_reads ? reads - locked_reads : 0),
+		(unsigned long long)locked_reads);
 	fprintf(f, " \"writer_ops\": %llu, \"writer_ops_per_sec\": %.0f, \"hw_ops\": %llu, \"retires\": %llu, \"tlb_flushes\": %llu,\n",
 		(unsigned long long)atomic_load(&M.hdr->writer_ops),
 		atomic_load(&M.hdr->writer_ops) / elapsed,
@@ -495,6 +503,7 @@ int stress_run(const struct stress_cfg *cfg)
 	memset(&judged, 0, sizeof(judged));
 	memset(&delays_sum, 0, sizeof(delays_sum));
 	readers_cpu_s = 0;
+	locked_reads = 0;
 	g_signal = 0;
 	kc_bbml2_noabort = cfg->bbml2;
 	plain_access_set_reporter(report_plain_access);
@@ -598,7 +607,7 @@ int stress_run(const struct stress_cfg *cfg)
 			(unsigned long long)atomic_load(&n_violations), cfg->variant->name,
 			cfg->variant->mutant ? " (planted: " : "",
 			cfg->variant->mutant ? cfg->variant->what : "",
-			cfg->variant->granule->name, cfg->locked ? "locked" : "lockless",
+			cfg->variant->granule->name, cfg->reader_name,
 			first_vio.summary, first_vio.detail);
 		write_repro();
 	}
@@ -616,6 +625,14 @@ int stress_run(const struct stress_cfg *cfg)
 	} else {
 		result = atomic_load(&n_violations) ? "violation" : "clean";
 		rc = atomic_load(&n_violations) ? 1 : 0;
+	}
+	if (cfg->readers) {
+		uint64_t reads = atomic_load(&M.hdr->reads);
+
+		fprintf(stderr, "hammer: reads: %llu through ptep_get_lockless, "
+			"%llu through ptep_get (the locked gather, under the PTL)\n",
+			(unsigned long long)(reads > locked_reads ? reads - locked_reads : 0),
+			(unsigned long long)locked_reads);
 	}
 	FILE *jf = stdout;
 	if (cfg->json_path && !(jf = fopen(cfg->json_path, "w"))) {

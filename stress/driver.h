@@ -19,6 +19,8 @@
 struct stress_cfg {
 	const struct variant *variant;
 	bool locked;                 /* readers take the PTL and use ptep_get */
+	bool both_readers;           /* --reader=all (the default): lockless reads
+					and, one in four, the locked gather */
 	const char *reader_name;     /* --reader as given (lockless, early-exit, ...) */
 	unsigned readers, writers, hw;
 	unsigned tables, blocks;

@@ -96,8 +96,8 @@ int main(int argc, char **argv)
 	cfg.cmdline = cmd.s;
 	if (variant_describe(cfg.variant, "hammer"))
 		return 2;
-	fprintf(stderr, "hammer: variant %s, %s reader, granule %s, %u readers / %u writers / %u hw, %.1fs, seed %llu\n",
-		cfg.variant->name, cfg.locked ? "locked" : "lockless", cfg.variant->granule->name,
+	fprintf(stderr, "hammer: variant %s, reader %s, granule %s, %u readers / %u writers / %u hw, %.1fs, seed %llu\n",
+		cfg.variant->name, cfg.reader_name, cfg.variant->granule->name,
 		cfg.readers, cfg.writers, cfg.hw, cfg.seconds, (unsigned long long)cfg.seed);
 	return stress_run(&cfg);
 }
