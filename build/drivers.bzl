@@ -4,7 +4,7 @@ campaigns' harnesses).
 
     subject_binary(name, subject, driver, src = None, granule_kb = None,
                    variant = None, main = None, deps = [], test_args = None,
-                   data = [], expect_violation = False, tags = [])
+                   data = [], expect_violation = False, native_code_only = False, tags = [])
 
 subject, what is tested (build/subjects.bzl):
     "variants"     the built-in variants: all of them, or with variant and
@@ -16,9 +16,13 @@ driver, what runs it (DRIVERS; it decides the subject's backend):
     "engine"       the deterministic engine's command line, //engine:engine's
     "afl_harness"  the AFL++ / libFuzzer harness over scripts, fuzz/harness.c
     "on_engine"    any other main on the engine: main given, deps added
+    "bench_seed002" seed 002's scenarios on the subject's uninstrumented
+                   readers (stress/bench/bench_seed002.c, bare backend)
 A cc_binary, or with test_args a cc_test run with them (after
 --variant=plugin|kernel_tree for those subjects, and the driver's own test
-arguments). expect_violation: a test that must find a violation within a
+arguments). native_code_only: a test that needs the native toolchain's
+clang (not under the aarch64 configs: e.g. seeing a subject's plain
+accesses). expect_violation: a test that must find a violation within a
 time bound, so it runs in native builds only (NATIVE_ONLY).
 
 Load order: catalogue.bzl <- subjects.bzl <- drivers.bzl.
@@ -53,6 +57,12 @@ NATIVE_ONLY = select({
 # Shell-script tests: under the aarch64 configs --run_under=qemu-aarch64
 # cannot run a script (nor could the script run arm64 binaries: no binfmt),
 # so those builds skip them.
+# Needs the native toolchain's clang (not the aarch64 configs' cross gcc).
+NEEDS_CLANG = select({
+    "//build:aarch64_build": ["//build:needs_clang_build"],
+    "//conditions:default": [],
+})
+
 NOT_UNDER_QEMU = select({
     "//build:aarch64_build": ["//build:needs_native_build"],
     "//conditions:default": [],
@@ -89,6 +99,15 @@ DRIVERS = {
         test_data = [],
         test_args = [],
     ),
+    "bench_seed002": struct(
+        backend = "bare",
+        main = "//stress:bench/bench_seed002.c",
+        deps = [],
+        copts = [],
+        linkopts = [],
+        test_data = [],
+        test_args = [],
+    ),
     "on_engine": struct(
         backend = "sched",
         main = None,
@@ -119,6 +138,7 @@ def subject_binary(
         test_args = None,
         data = [],
         expect_violation = False,
+        native_code_only = False,
         tags = []):
     """A driver over a subject (see the file's doc)."""
     if driver not in DRIVERS:
@@ -144,7 +164,9 @@ def subject_binary(
         name = name,
         srcs = [main],
         copts = BACKENDS[d.backend].copts + d.copts,
-        linkopts = d.linkopts,
+        # a plug-in file's or kernel tree's functions by name in reports
+        # (core/plain_access.c looks them up with dladdr)
+        linkopts = d.linkopts + (["-rdynamic"] if subject in ["plugin", "kernel_tree"] else []),
         linkstatic = True,
         deps = _unique([subject_lib] + d.deps + deps),
         tags = tags,
@@ -156,7 +178,8 @@ def subject_binary(
         native.cc_test(
             args = variant_arg + test_args + d.test_args,
             data = d.test_data + data,
-            target_compatible_with = NATIVE_ONLY if expect_violation else None,
+            target_compatible_with = (NATIVE_ONLY if expect_violation else []) +
+                                     (NEEDS_CLANG if native_code_only else []),
             **attrs
         )
 

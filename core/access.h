@@ -87,6 +87,36 @@ static inline void acc_check_window(uint64_t *p, enum acc_kind kind)
 		g->on_wild(g, p, kind);
 }
 
+#ifdef ACC_OUTLINE
+/*
+ * A subject's own translation unit (a plug-in file, a kernel tree's
+ * contpte.c) calls the access layer out of line: every load or store left
+ * in that unit is then the subject's own, and the unit is compiled with
+ * clang's load/store tracing so that a plain access to a table entry is
+ * seen (core/plain_access.c). The project's side of the build defines
+ * these (core/variant_export.h) with the inline functions below.
+ */
+uint64_t acc_outlined_load(const uint64_t *p);
+void acc_outlined_store(uint64_t *p, uint64_t v);
+uint64_t acc_outlined_cmpxchg(uint64_t *p, uint64_t old, uint64_t new);
+uint64_t acc_outlined_xchg(uint64_t *p, uint64_t v);
+uint64_t acc_outlined_fetch_or(uint64_t *p, uint64_t m);
+uint64_t acc_outlined_fetch_andnot(uint64_t *p, uint64_t m);
+uint64_t acc_outlined_load_acquire(const uint64_t *p, bool pc);
+void acc_outlined_store_release(uint64_t *p, uint64_t v);
+static inline uint64_t acc_load(const uint64_t *p) { return acc_outlined_load(p); }
+static inline void acc_store(uint64_t *p, uint64_t v) { acc_outlined_store(p, v); }
+static inline uint64_t acc_cmpxchg(uint64_t *p, uint64_t old, uint64_t new)
+{
+	return acc_outlined_cmpxchg(p, old, new);
+}
+static inline uint64_t acc_xchg(uint64_t *p, uint64_t v) { return acc_outlined_xchg(p, v); }
+static inline uint64_t acc_fetch_or(uint64_t *p, uint64_t m) { return acc_outlined_fetch_or(p, m); }
+static inline uint64_t acc_fetch_andnot(uint64_t *p, uint64_t m) { return acc_outlined_fetch_andnot(p, m); }
+static inline uint64_t acc_load_acquire(const uint64_t *p) { return acc_outlined_load_acquire(p, false); }
+static inline uint64_t acc_load_acquire_pc(const uint64_t *p) { return acc_outlined_load_acquire(p, true); }
+static inline void acc_store_release(uint64_t *p, uint64_t v) { acc_outlined_store_release(p, v); }
+#else
 #ifdef ACCESS_BARE
 /* Benchmark builds: the same algorithms with no instruments at all, the
  * "bare loop" the instrumented read is measured against. */
@@ -165,6 +195,8 @@ static inline uint64_t acc_fetch_andnot(uint64_t *p, uint64_t m)
 	return ACC_MUTATE(p, ACC_ANDNOT, accb_fetch_andnot(p, m), __r & ~m, true);
 }
 
+#endif /* ACC_OUTLINE */
+
 /* A backend that tells the kernel's barriers apart (the engine's ARMv8
  * model: smp_wmb is DMB ISHST, ordering stores only) defines
  * ACCB_HAS_BARRIERS and accb_barrier(); others map them onto C11-style
@@ -186,6 +218,7 @@ static inline void acc_dsb(void) { accb_fence_full(); }
 static inline void acc_isb(void) { accb_fence_acquire(); }
 #endif
 
+#ifndef ACC_OUTLINE
 /* Acquire / release accesses (LDAR, LDAPR, STLR): the engine's model has
  * its own; elsewhere a load then an acquire fence, a release fence then a
  * store (at least as strong). */
@@ -213,6 +246,8 @@ static inline void acc_store_release(uint64_t *p, uint64_t v)
 	acc_store(p, v);
 }
 #endif
+
+#endif /* !ACC_OUTLINE */
 
 /* The harness's own points, no-ops on real hardware:
  *   acc_writes_visible   the thread's stores so far are visible (an op

@@ -75,7 +75,7 @@ static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j
 		unsigned entry;
 		uint64_t value, prev;
 
-		if (!history_read(h, cur - 1, &entry, &value, &prev))
+		if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
 			break;
 		off += snprintf(out->detail + off, sizeof(out->detail) - off, "    record %llu: %s\n",
 				(unsigned long long)(cur - 1), pm_format(value, shift).s);

@@ -12,6 +12,7 @@
 
 #include "core/access.h"
 #include "core/oob.h"
+#include "core/plain_access.h"
 #include "core/rcu_tsan.h"
 
 #ifdef CORE_TSAN
@@ -196,11 +197,13 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->hdr->slot_stride = stride;
 	m->hdr->size = size;
 	m->hdr->owner_pid = getpid();
+	/* the table pages: a subject's plain access to them is a finding */
+	plain_access_watch((char *)m->seg + off_entries, m->nslots * stride);
 	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
 	m->tables = calloc(ntables, sizeof(*m->tables));
-	m->ptl = calloc(ntables, sizeof(*m->ptl));
+	m->ptl = aligned_alloc(64, ntables * sizeof(*m->ptl));
 	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
 	if (!m->tables || !m->ptl || !m->free_fifo) {
 		snprintf(err, errlen, "out of memory");
@@ -218,7 +221,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	}
 	m->free_count = m->nslots;
 	for (unsigned lt = 0; lt < ntables; lt++) {
-		pthread_mutex_init(&m->ptl[lt], NULL);
+		pthread_mutex_init(&m->ptl[lt].lock, NULL);
 		struct slot_hdr *s = slot_alloc(m, lt);
 		TSAN_RCU_PUBLISH(s);
 		rcu_assign_pointer(m->tables[lt], s);   /* before any thread runs */
@@ -279,13 +282,15 @@ void hmm_destroy(struct harness_mm *m)
 		pthread_mutex_lock(&m->free_lock);
 		pthread_mutex_unlock(&m->free_lock);
 	}
-	if (m->seg)
+	if (m->seg) {
+		plain_access_unwatch((char *)m->seg + m->hdr->off_entries);
 		munmap(m->seg, m->seg_size + 4096);
+	}
 	if (m->memfd >= 0)
 		close(m->memfd);
 	if (m->ptl)
 		for (unsigned lt = 0; lt < m->ntables; lt++)
-			pthread_mutex_destroy(&m->ptl[lt]);
+			pthread_mutex_destroy(&m->ptl[lt].lock);
 	free(m->tables);
 	free(m->ptl);
 	free(m->free_fifo);

@@ -12,21 +12,15 @@
 #if defined(RCU_BACKEND_CUSTOM)
 #include RCU_BACKEND_CUSTOM
 #else
+/* rcu_dereference() as liburcu's inline consume load, not a call taking the
+ * pointer's value (a plain load in our code that ThreadSanitizer would
+ * rightly report against the writer's store) */
+#define URCU_INLINE_SMALL_FUNCTIONS
 #include <urcu.h>
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-/* ThreadSanitizer: rcu_dereference as the atomic (consume) load it is
- * (liburcu's non-LGPL form reads the pointer with a plain load before
- * calling into the uninstrumented library), so that the relaxed publish
- * below is atomic against it */
-#undef rcu_dereference
-#define rcu_dereference(p) __atomic_load_n(&(p), __ATOMIC_CONSUME)
-#endif
-#endif
-/* a plain WRITE_ONCE of a pointer (no release): core-mm publishing a page
- * table after its own smp_wmb(). A relaxed atomic store: the same single
- * store instruction as CMM_STORE_SHARED, and one ThreadSanitizer does not
- * report against rcu_dereference's load. */
+/* a WRITE_ONCE of a pointer (no release): core-mm publishing a page table
+ * after its own smp_wmb(). A relaxed atomic store rather than liburcu's
+ * volatile one, so that ThreadSanitizer sees it as the atomic access it is
+ * against rcu_dereference()'s load. */
 #define rcu_set_pointer_relaxed(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
 #endif
 

@@ -23,6 +23,7 @@ static const char *const names[VK_COUNT] = {
 	[VK_FAULT_LOOP] = "fault_loop",
 	[VK_OOB] = "out_of_bounds",
 	[VK_HANG] = "hang",
+	[VK_PLAIN_ACCESS] = "plain_access",
 };
 _Static_assert(VK_COUNT <= 32, "kinds are bits of a 32-bit mask (--expect, FUZZ_ONLY_KIND)");
 

@@ -12,6 +12,7 @@
 #include "core/mm.h"
 #include "core/oob.h"
 #include "core/ops.h"
+#include "core/plain_access.h"
 #include "core/oracle/oracle.h"
 
 extern int kc_bbml2_noabort;
@@ -95,6 +96,15 @@ static void found(unsigned tid, const struct violation *v)
 	R.r->vio = *v;
 	R.r->vio_tid = tid < ENG_MAX_THREADS ? (int)tid : -1;
 	R.r->vio_instr = tid < ENG_MAX_THREADS ? (int)eng.th[tid].instr : -1;
+}
+
+/* A subject's plain access to an entry (core/plain_access.h): the run ends
+ * there (a spin on plain loads would never reach a scheduling point). */
+static void report_plain_access(const struct violation *v)
+{
+	found(eng.cur >= 0 ? (unsigned)eng.cur : ENG_MAX_THREADS, v);
+	if (eng.cur >= 0)
+		eng_stop();
 }
 
 /* All blocks' owed bits (under the PTL, or with every thread done). */
@@ -351,10 +361,12 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	}
 	for (unsigned t = 0; t < ENG_MAX_THREADS; t++) {
 		wctx[t].m = R.m;
+		wctx[t].id = t;         /* reports name a writer by its thread */
 		wctx[t].failed = false;
 		atomic_store(&wctx[t].cur_op, 0);
 	}
 	kc_bbml2_noabort = o->bbml2;
+	plain_access_set_reporter(report_plain_access);
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;
 		pol.nsched = s->nsched;

@@ -20,12 +20,12 @@
 
 static void ptl_lock(struct fault_env *e, unsigned lt)
 {
-	pthread_mutex_lock(&((struct stress_world *)e->data)->m.ptl[lt]);
+	pthread_mutex_lock(&((struct stress_world *)e->data)->m.ptl[lt].lock);
 }
 
 static void ptl_unlock(struct fault_env *e, unsigned lt)
 {
-	pthread_mutex_unlock(&((struct stress_world *)e->data)->m.ptl[lt]);
+	pthread_mutex_unlock(&((struct stress_world *)e->data)->m.ptl[lt].lock);
 }
 
 static bool stopping(struct fault_env *e)
@@ -83,7 +83,9 @@ static void *faulter_main(void *arg)
 	}
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&a->rng, M->ntables), b = rng_below(&a->rng, M->bpt);
-		unsigned hot = atomic_load_explicit(&w->hot_block, memory_order_relaxed);
+		/* half the time, the block a writer is changing */
+		struct agent *fw = w->nwriters ? &w->writers[a->index % w->nwriters] : NULL;
+		unsigned hot = fw ? atomic_load_explicit(&fw->hot_block, memory_order_relaxed) : 0;
 		unsigned n = 1 + rng_below(&a->rng, 8);
 
 		agents_park_point(w);
@@ -121,6 +123,7 @@ int agents_start_faulters(struct stress_world *w, struct agent *a, unsigned n, u
 	for (unsigned i = 0; i < n; i++) {
 		a[i].w = w;
 		a[i].rng = seed * 4000037 + i;
+		a[i].index = i;
 		if (pthread_create(&a[i].th, NULL, faulter_main, &a[i])) {
 			atomic_store(&w->stop, 1);
 			agents_join(a, i);

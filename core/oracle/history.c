@@ -49,6 +49,7 @@ static void hist_end(struct acc_thread *t, uint64_t token, uint64_t *p, uint64_t
 	atomic_store_explicit(&r->value, newval, memory_order_relaxed);
 	atomic_store_explicit(&r->prev, changed ? atomic_load_explicit(&h->last[j], memory_order_relaxed) : 0,
 			      memory_order_relaxed);
+	atomic_store_explicit(&r->who, (w->id & 0xff) | (atomic_load_explicit(&w->cur_op, memory_order_relaxed) & 0xff) << 8, memory_order_relaxed);
 	atomic_store_explicit(&r->tag, k + 1, memory_order_release);
 	if (changed) {
 		atomic_store_explicit(&h->last[j], k + 1, memory_order_release);
@@ -78,7 +79,7 @@ void history_detach(void)
 }
 
 bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
-		  uint64_t *value, uint64_t *prev)
+		  uint64_t *value, uint64_t *prev, uint32_t *who)
 {
 	const struct hist_rec *r = &h->ring[k % HIST_RING];
 	uint64_t t1 = atomic_load_explicit(&r->tag, memory_order_acquire);
@@ -86,6 +87,8 @@ bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
 	*entry = atomic_load_explicit(&r->entry, memory_order_relaxed);
 	*value = atomic_load_explicit(&r->value, memory_order_relaxed);
 	*prev = atomic_load_explicit(&r->prev, memory_order_relaxed);
+	if (who)
+		*who = atomic_load_explicit(&r->who, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	return t1 == k + 1 && atomic_load_explicit(&r->tag, memory_order_relaxed) == k + 1;
 }

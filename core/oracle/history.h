@@ -29,6 +29,7 @@
 
 struct writer_ctx {
 	struct harness_mm *m;
+	unsigned id;            /* which writer (reports: "writer 1") */
 	unsigned consumes;      /* set per op: which bits this op may clear */
 	unsigned chaos;         /* 1-in-N chance to yield before a store; 0 = never */
 	uint64_t rng;
@@ -45,7 +46,8 @@ struct writer_ctx {
 	struct violation vio;
 	bool has_ret;           /* ... and what its entry point returned */
 	uint64_t ret;
-	/* the op in flight, for the watchdog (enum op + 1; 0: none) */
+	/* the op in flight, enum op + 1 (0: none): for the history records'
+	 * who and the watchdog */
 	_Atomic int cur_op;
 	_Atomic unsigned cur_lt, cur_b;
 };
@@ -54,8 +56,9 @@ struct writer_ctx {
 void history_attach(struct writer_ctx *w);
 void history_detach(void);
 
-/* Read record index k (0-based); false if overwritten or incomplete. */
+/* Read record index k (0-based); false if overwritten or incomplete.
+ * who (may be NULL): the writer and op, as in struct hist_rec. */
 bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
-		  uint64_t *value, uint64_t *prev);
+		  uint64_t *value, uint64_t *prev, uint32_t *who);
 
 #endif

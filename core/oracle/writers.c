@@ -150,7 +150,7 @@ static bool vfail(const struct op_check *k, unsigned blk, struct violation *out,
 			unsigned entry;
 			uint64_t value, prev;
 
-			if (!history_read(h, cur - 1, &entry, &value, &prev))
+			if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
 				break;
 			off += snprintf(out->detail + off, sizeof(out->detail) - off, "    record %llu: %s\n",
 					(unsigned long long)(cur - 1), pm_format(value, shift).s);
@@ -194,7 +194,7 @@ bool post_last_store(const struct op_check *k, unsigned blk, unsigned j, uint64_
 	/* records complete: the op's own, made by this thread */
 	if (!cur || cur - 1 < k->k0[blk - k->b0])
 		return false;
-	return history_read(h, cur - 1, &entry, v, &prev);
+	return history_read(h, cur - 1, &entry, v, &prev, NULL);
 }
 
 bool post_some_store(const struct op_check *k, unsigned blk, unsigned j, bool (*pred)(uint64_t))
@@ -206,7 +206,7 @@ bool post_some_store(const struct op_check *k, unsigned blk, unsigned j, bool (*
 		unsigned entry;
 		uint64_t value, prev;
 
-		if (!history_read(h, cur - 1, &entry, &value, &prev))
+		if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
 			return false;
 		if (pred(value))
 			return true;
