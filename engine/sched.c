@@ -259,6 +259,8 @@ unsigned eng_choose(unsigned n)
 		eng.taken_choices_cap = cap;
 	}
 	eng.taken_choices[eng.ntaken_choices++] = (uint8_t)c;
+	if (eng.on_choose)
+		eng.on_choose(eng.ntaken_choices - 1, n, c);
 	return c;
 }
 

@@ -134,6 +134,10 @@ struct eng {
 	unsigned nevents, events_cap;
 	/* coverage of the interleaving (fuzzing): called with a feature hash */
 	void (*feature)(uint32_t f);
+	/* an observer of the memory model's choices (fuzz/mutate.c maps each
+	 * to the access that made it): index, number of options, the one
+	 * taken; NULL: none. Not reset by eng_init. */
+	void (*on_choose)(unsigned index, unsigned n, unsigned c);
 	/* reads-from: the last store to each word (direct-mapped by offset) */
 	uint32_t rf_tag[4096];
 	/* RCU */
