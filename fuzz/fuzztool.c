@@ -25,7 +25,10 @@
  *       and the sequence of interleaving features between runs: what
  *       afl-fuzz reports as instability; exit 1 if any file differs
  *
- * Binary files are read as the harness reads them (script_walk, lenient). Without
+ * Binary files are read as the harness reads them (script_walk, lenient), and
+ * run as the harness runs them: FUZZ_RUNS runs (fuzz/runs.h; the same
+ * environment variable and default), stopping at the first violation;
+ * retarget writes the script of the run that violated. Without
  * --target a file runs with its own variant and granule. The
  * harness (fuzz/harness.c) overrides both, so crash files from a campaign
  * must be read with the campaign's target to reproduce.
@@ -59,6 +62,7 @@
 #include "engine/run.h"
 #include "engine/search.h"
 #include "engine/script.h"
+#include "fuzz/runs.h"
 
 static int usage(void)
 {
@@ -245,6 +249,30 @@ static void signature(const struct script *s, const struct run_result *r, char *
 		snprintf(out + o, len - o, "-");
 }
 
+static unsigned nruns = FUZZ_RUNS_DEFAULT;
+
+/* s's runs as the harness makes them (fuzz/runs.h), until the first
+ * violation or error: s and r are then that run's; else s is the script as
+ * read and r the last run's, with status limit if any run hit the limit. */
+static enum run_status run_as_harness(struct script *s, const struct run_opts *o, struct run_result *r)
+{
+	static struct script orig;
+	bool limit = false;
+
+	orig = *s;
+	for (unsigned k = 0; k < nruns; k++) {
+		*s = orig;
+		fuzz_run_set(s, orig.nsched, k, nruns);
+		if (run_script(s, o, r) == RS_VIOLATION || r->status == RS_ERROR)
+			return r->status;
+		limit |= r->status == RS_LIMIT;
+	}
+	*s = orig;
+	if (limit)
+		r->status = RS_LIMIT;
+	return r->status;
+}
+
 static int cmd_info(int argc, char **argv)
 {
 	struct target t = { "", 0 };
@@ -286,7 +314,7 @@ static int cmd_info(int argc, char **argv)
 			continue;
 		}
 		struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .record_events = true };
-		if (run_script(&s, &o, &r) == RS_ERROR) {
+		if (run_as_harness(&s, &o, &r) == RS_ERROR) {
 			fprintf(stderr, "fuzztool: %s: %s\n", argv[i], r.error);
 			rc = 2;
 			continue;
@@ -337,7 +365,7 @@ static int cmd_retarget(int argc, char **argv)
 		return 2;
 	}
 	struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT } };
-	if (run_script(&s, &o, &r) == RS_ERROR)
+	if (run_as_harness(&s, &o, &r) == RS_ERROR)
 		return fprintf(stderr, "fuzztool: %s: %s\n", in, r.error), 2;
 	s.expect = r.status == RS_VIOLATION ? (uint8_t)EXPECT_KIND(r.vio.kind) :
 		   r.status == RS_CLEAN ? EXPECT_CLEAN : EXPECT_NONE;
@@ -490,10 +518,12 @@ static int cmd_stable(int argc, char **argv)
 		for (unsigned k = 0; k < runs; k++) {
 			struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .feature = feature_sink };
 			struct run_result r;
+			static struct script c;
 
 			feat_hash = 0xcbf29ce484222325ULL;
 			feat_count = 0;
-			run_script(&s, &o, &r);
+			c = s;
+			run_as_harness(&c, &o, &r);
 			if (k == 0) {
 				h0 = r.hash, s0 = r.steps, f0 = feat_hash, n0 = feat_count;
 				continue;
@@ -522,6 +552,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!(nruns = fuzz_runs_from_env()))
+		return 2;
 	if (!strcmp(argv[1], "info"))
 		return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "retarget"))
