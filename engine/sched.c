@@ -323,9 +323,13 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 		/* reads-from coverage: this load (thread, instruction, word)
 		 * paired with the store it read (under arm: the write the model
 		 * chose) */
-		if (eng.feature)
-			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off),
-						  eng_arm ? mem_last_source(tid) : *rf));
+		if (eng.feature) {
+			uint32_t src = eng_arm ? mem_last_source(tid) : *rf;
+
+			if (eng.feature_sites)
+				src &= 0xfff;       /* thread | instruction << 4 */
+			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off), src));
+		}
 		if (eng.solo_bound) {
 			if (others_stand_still(tid)) {
 				if (++t->solo_loads > eng.solo_bound && eng.on_solo_limit)

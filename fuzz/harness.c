@@ -19,7 +19,10 @@
  *                   '|' separates too, as in build/catalogue.bzl): afl-tmin
  *                   keeps the kind while it minimizes (tools/minimize),
  *                   fuzz/bench/ttfd waits for the expected kind
- *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
+ *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it);
+ *                   1 (default): a load's feature names the store it read
+ *                   by thread and instruction; 2: and by its step too (the
+ *                   feature before the custom mutator, docs/fuzzing.md)
  *   FUZZ_RUNS       runs per input (default 4, 1-64): the script, then
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
@@ -168,8 +171,9 @@ static void fuzz_init(void)
 	}
 	if (!(runs = fuzz_runs_from_env()))
 		exit(2);
-	if (feat && strcmp(feat, "0") && strcmp(feat, "1"))
-		die_usage("FUZZ_FEATURES='%s': 0 or 1%s", feat, "");
+	if (feat && *feat && strcmp(feat, "0") && strcmp(feat, "1") && strcmp(feat, "2"))
+		die_usage("FUZZ_FEATURES='%s': 0, 1 or 2%s", feat, "");
+	eng.feature_sites = !(feat && !strcmp(feat, "2"));
 #if HAVE_FEATURES
 	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
 #endif
