@@ -48,6 +48,7 @@ enum mut_op {
 	MO_MOVE,        /* move an instruction to another entry or block */
 	MO_BLOCK,       /* an initial block's shape or flags; add or drop a block */
 	MO_SPLICE,      /* a thread from another corpus entry (or a random program) */
+	MO_GENERATE,    /* a fresh random program (engine/gen.c, as random and PCT exploration), no schedule */
 	MO_HAVOC,       /* AFL-style byte mutations, read leniently (the minority) */
 	MO_COUNT
 };
