@@ -25,10 +25,10 @@ const char *const mut_op_names[MO_COUNT] = {
  * and reordered interleavings of programs that are already right more
  * often than to program changes (docs/fuzzing.md has the measurements). */
 const unsigned mut_weight[MO_COUNT] = {
-	[MO_TAIL] = 22, [MO_REDRAW] = 12, [MO_PREEMPT] = 10, [MO_SEGMENT] = 4,
-	[MO_RF] = 14, [MO_RF_CHOICE] = 8, [MO_CHOICE] = 3,
-	[MO_INSTR] = 7, [MO_INSERT] = 4, [MO_DELETE] = 3, [MO_MOVE] = 4,
-	[MO_BLOCK] = 3, [MO_SPLICE] = 4, [MO_GENERATE] = 12, [MO_HAVOC] = 4,
+	[MO_TAIL] = 20, [MO_REDRAW] = 8, [MO_PREEMPT] = 8, [MO_SEGMENT] = 3,
+	[MO_RF] = 16, [MO_RF_CHOICE] = 8, [MO_CHOICE] = 3,
+	[MO_INSTR] = 10, [MO_INSERT] = 4, [MO_DELETE] = 3, [MO_MOVE] = 5,
+	[MO_BLOCK] = 3, [MO_SPLICE] = 4, [MO_GENERATE] = 24, [MO_HAVOC] = 4,
 };
 
 static unsigned below(struct mutator *m, unsigned n) { return n ? rng_below(&m->rng, n) : 0; }
@@ -367,12 +367,14 @@ static void keep_steps(struct mutator *m, unsigned p)
 		m->nw = p;
 }
 
-/* A cut point for a program change: nothing, all, or anything between. */
+/* A cut point for a program change: nothing (a fresh interleaving, half
+ * the time: a changed program rarely wants its parent's), all, or
+ * anything between. */
 static unsigned draw_cut(struct mutator *m)
 {
 	switch (below(m, 4)) {
-	case 0: return 0;
-	case 1: return m->nw;
+	case 0: case 1: return 0;
+	case 2: return m->nw;
 	default: return below(m, m->nw + 1);
 	}
 }
@@ -730,6 +732,28 @@ static unsigned pick_thread(struct mutator *m, bool nonempty)
 	return t;
 }
 
+/* One flag word of the descriptor set or cleared (map's young, dirty,
+ * new, a prot; access_flags' request; ...), the rest kept: most of the
+ * time. Else all flags at random. */
+static void mutate_flags(struct mutator *m, const struct op_desc *d, uint8_t *flags)
+{
+	unsigned n = 0;
+
+	for (const struct op_word *w = d->words; w && w->word; w++)
+		n++;
+	if (!n || chance(m, 4)) {
+		*flags = (uint8_t)(rng_next(&m->rng) & d->flags);
+		return;
+	}
+	const struct op_word *w = &d->words[below(m, n)];
+
+	if ((*flags & w->mask) == w->value)
+		*flags = (uint8_t)(*flags & ~w->mask);          /* word off (the field's 0) */
+	else
+		*flags = (uint8_t)((*flags & ~w->mask) | w->value);
+	*flags &= d->flags;
+}
+
 static bool op_instr(struct mutator *m)
 {
 	unsigned t = pick_thread(m, true), i;
@@ -743,10 +767,12 @@ static bool op_instr(struct mutator *m)
 	in = &m->w.prog[t][i];
 	old = *in;
 	d = instr_desc(in->op);
-	if (chance(m, 2) || d->shape == OP_SHAPE_NONE) {
+	if (chance(m, 3) || d->shape == OP_SHAPE_NONE) {
 		draw_instr(m, &m->w, t, in);
 	} else {
-		switch (below(m, 3)) {
+		/* one argument: the block, the entry or range, or (half the
+		 * time, for an instruction that takes them) one flag word */
+		switch (below(m, d->flags ? 4 : 2)) {
 		case 0:
 			in->block = (uint8_t)below(m, m->w.nblocks);
 			break;
@@ -758,7 +784,7 @@ static bool op_instr(struct mutator *m)
 			break;
 		default:
 			if (d->flags)
-				in->flags = (uint8_t)(rng_next(&m->rng) & d->flags);
+				mutate_flags(m, d, &in->flags);
 			else
 				draw_instr(m, &m->w, t, in);
 			break;

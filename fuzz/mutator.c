@@ -7,13 +7,13 @@
  * Each queue entry AFL++ picks is read and run once on the engine
  * in-process (fuzz/mutate.h: the schedule it took, the memory model's
  * choices, its reads-from pairs), then afl_custom_fuzz makes FUZZ_MUTANTS
- * (default 512) structural mutants of it, each a valid script. Run with
+ * (default 256) structural mutants of it, each a valid script. Run with
  * AFL_CUSTOM_MUTATOR_ONLY=1 (the tools do): byte-level havoc is one of the
  * mutator's own operators, a minority.
  *
  * Environment (afl-fuzz passes its own to the library):
  *   FUZZ_VARIANT, FUZZ_GRANULE   the target, as for the harness
- *   FUZZ_MUTANTS                 mutants per queue entry (default 512)
+ *   FUZZ_MUTANTS                 mutants per queue entry (default 256)
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
@@ -78,7 +78,7 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 		bad("FUZZ_GRANULE is not 4k, 16k or 64k");
 	if (mut_init(&d->m, v, gr->kb, seed, err, sizeof(err)))
 		bad(err);
-	d->mutants = n && *n ? (unsigned)strtoul(n, NULL, 10) : 512;
+	d->mutants = n && *n ? (unsigned)strtoul(n, NULL, 10) : 256;
 	if (!d->mutants)
 		d->mutants = 1;
 	if (ops && *ops)
