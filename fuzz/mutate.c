@@ -926,10 +926,12 @@ static void copy_script(struct script *d, const struct script *s);
 /* The programs the engine's own exploration runs: PCT on them finds bugs
  * that PCT on the hand-written seeds never does (ee_sticky_flags), so a
  * campaign needs them as raw material, and keeps those that reach new
- * reads-from pairs. The memory model stays the parent's. */
+ * reads-from pairs. Under the arm model half the time (what exploration
+ * runs by default: campaigns from sc seeds reach arm-only bugs), else the
+ * parent's. */
 static bool op_generate(struct mutator *m)
 {
-	uint8_t memory = m->w.memory;
+	uint8_t memory = chance(m, 2) ? MEM_ARM : m->w.memory;
 
 	gen_script(&m->other, m->granule_kb, m->target, &m->rng);
 	copy_script(&m->w, &m->other);
