@@ -16,6 +16,8 @@ driver, what runs it (DRIVERS; it decides the subject's backend):
     "engine"       the deterministic engine's command line, //engine:engine's
     "afl_harness"  the AFL++ / libFuzzer harness over scripts, fuzz/harness.c
     "on_engine"    any other main on the engine: main given, deps added
+    "bench_seed002" seed 002's scenarios on the subject's uninstrumented
+                   readers (stress/bench/bench_seed002.c, bare backend)
 A cc_binary, or with test_args a cc_test run with them (after
 --variant=plugin|kernel_tree for those subjects, and the driver's own test
 arguments). native_code_only: a test that needs the native toolchain's
@@ -94,6 +96,15 @@ DRIVERS = {
         deps = ["//fuzz:entry", "//engine:run"],
         copts = FUZZ_COPTS,
         linkopts = FUZZ_LINKOPTS,
+        test_data = [],
+        test_args = [],
+    ),
+    "bench_seed002": struct(
+        backend = "bare",
+        main = "//stress:bench/bench_seed002.c",
+        deps = [],
+        copts = [],
+        linkopts = [],
         test_data = [],
         test_args = [],
     ),

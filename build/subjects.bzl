@@ -19,7 +19,8 @@ fills in the rest.
 Backends (BACKENDS): "native" is the build's own access layer (C11 or
 AArch64 assembly) with real liburcu: stress mode. "sched" is the
 deterministic engine's scheduler (engine/). "plain" is a deliberately racy
-one (plain loads and stores) for the ThreadSanitizer test.
+one (plain loads and stores) for the ThreadSanitizer test. "bare" is
+"native" without the harness's instruments, for the bench.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -39,6 +40,10 @@ BACKENDS = {
     "native": struct(copts = [], deps = ["//core:runtime"], suffix = ""),
     "sched": struct(copts = SCHED_COPTS, deps = ["//engine:backend", "//engine:runtime_sched"], suffix = "_sched"),
     "plain": struct(copts = ["-DACCESS_BACKEND_CUSTOM=\\\"core/access_plain.h\\\""], deps = ["//core:runtime"], suffix = ""),
+    # the build's own access layer without the harness's instruments
+    # (ACCESS_BARE: no load counter, no scan counter, no call counts):
+    # what the kernel would run, for the seed 002 bench (stress/bench/)
+    "bare": struct(copts = ["-DACCESS_BARE"], deps = ["//core:runtime"], suffix = "_bare"),
 }
 
 # A subject's own unit calls the access layer out of line and has its loads
@@ -135,12 +140,13 @@ def weak_defaults_library(name, granule_kb, variant_name, backend = "native", ta
     )
 
 def weak_defaults_libraries(variant_name):
-    """project_<G>k and project_<G>k_sched: weak_defaults_library for every
-    granule, on the native and the engine's backend. Tagged manual: built
+    """project_<G>k, project_<G>k_sched and project_<G>k_bare:
+    weak_defaults_library for every granule, on the native, the engine's
+    and the bare (bench) backend. Tagged manual: built
     only when a subject links them, and shared by every subject (the
     scratch packages of tools/ included) so they compile once."""
     for g in GRANULES:
-        for backend in ["native", "sched"]:
+        for backend in ["native", "sched", "bare"]:
             weak_defaults_library(
                 name = "project_%dk%s" % (g.kb, BACKENDS[backend].suffix),
                 granule_kb = g.kb,

@@ -82,9 +82,14 @@ typedef uint64_t pgprotval_t;
 #define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define ALIGN(x, a) (((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
 /* Readers align down to the block's first entry once per scan: counting it
- * here gives the harness retries per read without a per-load cost. */
+ * here gives the harness retries per read without a per-load cost (not in
+ * ACCESS_BARE builds, which have no instruments). */
+#ifdef ACCESS_BARE
+#define PTR_ALIGN_DOWN(p, a) ((__typeof__(p))ALIGN_DOWN((unsigned long)(p), (a)))
+#else
 #define PTR_ALIGN_DOWN(p, a) \
 	(acc_self.scans++, (__typeof__(p))ALIGN_DOWN((unsigned long)(p), (a)))
+#endif
 #define IS_ALIGNED(x, a) (((x) & ((__typeof__(x))(a) - 1)) == 0)
 
 /* READ_ONCE / WRITE_ONCE: 64-bit objects (entries) go through the access
@@ -280,7 +285,14 @@ enum kc_mutant_id {
 #define KC_CAT3_(a, b, c) a##b##c
 #define KC_CAT3(a, b, c) KC_CAT3_(a, b, c)
 #define KC_RENAME(name) KC_CAT3(KC_VARIANT_ID, __, name)
+#ifdef ACCESS_BARE
+/* The bench's builds: entry points stay out of line, as in the kernel, where
+ * contpte.c's functions are called from other files; otherwise the inliner
+ * decides which reader the bench measures inside its caller. */
+#define KC_ENTRY(ret, name, params) ret KC_RENAME(name) params __attribute__((__noinline__));
+#else
 #define KC_ENTRY(ret, name, params) ret KC_RENAME(name) params;
+#endif
 #include "core/kernel/entry_points.def"
 #undef KC_ENTRY
 #include "core/kernel/entry_points_rename.h"

@@ -188,7 +188,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
 	m->tables = calloc(ntables, sizeof(*m->tables));
-	m->ptl = calloc(ntables, sizeof(*m->ptl));
+	m->ptl = aligned_alloc(64, ntables * sizeof(*m->ptl));
 	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
 	if (!m->tables || !m->ptl || !m->free_fifo) {
 		snprintf(err, errlen, "out of memory");
@@ -206,7 +206,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	}
 	m->free_count = m->nslots;
 	for (unsigned lt = 0; lt < ntables; lt++) {
-		pthread_mutex_init(&m->ptl[lt], NULL);
+		pthread_mutex_init(&m->ptl[lt].lock, NULL);
 		struct slot_hdr *s = slot_alloc(m, lt);
 		TSAN_RCU_PUBLISH(s);
 		rcu_assign_pointer(m->tables[lt], s);   /* before any thread runs */
@@ -275,7 +275,7 @@ void hmm_destroy(struct harness_mm *m)
 		close(m->memfd);
 	if (m->ptl)
 		for (unsigned lt = 0; lt < m->ntables; lt++)
-			pthread_mutex_destroy(&m->ptl[lt]);
+			pthread_mutex_destroy(&m->ptl[lt].lock);
 	free(m->tables);
 	free(m->ptl);
 	free(m->free_fifo);

@@ -96,6 +96,12 @@ struct seg_header {
 	_Atomic uint64_t retires, unjudged, violations;
 };
 
+/* A table's lock, alone on its cache line: writers on different tables
+ * would otherwise bounce one line on every lock and unlock. */
+struct hmm_ptl {
+	_Alignas(64) pthread_mutex_t lock;
+};
+
 struct harness_mm {
 	struct mm_struct mm;            /* what kernel code sees */
 	struct vm_area_struct vma;
@@ -109,12 +115,13 @@ struct harness_mm {
 	struct slot_hdr *slots;
 	struct block_hist *hist;
 	struct slot_hdr **tables;       /* RCU-published, one per logical table */
-	pthread_mutex_t *ptl;           /* one per logical table */
-	pthread_mutex_t free_lock;
+	struct hmm_ptl *ptl;            /* one per logical table: &ptl[lt].lock */
+	/* written while the run goes on: off the lines every thread reads */
+	_Alignas(64) pthread_mutex_t free_lock;
 	uint32_t *free_fifo;
 	unsigned free_head, free_count;
-	_Atomic uint64_t next_folio;    /* next fresh folio's pfn (CONT-aligned) */
-	_Atomic uint64_t pending_frees;
+	_Alignas(64) _Atomic uint64_t next_folio;   /* next fresh folio's pfn (CONT-aligned) */
+	_Alignas(64) _Atomic uint64_t pending_frees;
 };
 
 /* Create the segment and the tables. On failure returns -1 with err set. */

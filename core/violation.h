@@ -5,6 +5,8 @@
 #ifndef CORE_VIOLATION_H
 #define CORE_VIOLATION_H
 
+#include <stdbool.h>
+
 enum vkind {
 	VK_NONE,
 	VK_TORN,        /* torn_mapping: content the target never held in the window */
@@ -26,6 +28,12 @@ const char *vkind_names(void);
 
 struct violation {
 	enum vkind kind;
+	/* a read's violation: the block read and its target entry, and the
+	 * entries the verdict names (bit j of named: entry j), so pictures can
+	 * highlight them; has_read false for every other kind */
+	bool has_read;
+	unsigned lt, block, target;
+	unsigned long long named[2];
 	char summary[256];     /* one line */
 	char detail[8192];     /* the entries involved, expected vs. observed */
 };

@@ -286,6 +286,7 @@ static unsigned load_seeds(const char *dir, unsigned kb, struct script **out)
 static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
+	const char *subject = NULL;   /* recorded in saved scripts (tools/explore) */
 	unsigned depth = 3;
 	enum mem_model memory = MEM_ARM;
 	bool no_shrink = false;
@@ -312,6 +313,11 @@ static int cmd_explore(int argc, char **argv)
 		else if ((v = opt(argv[i], "--memory"))) {
 			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
 				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
+		} else if ((v = opt(argv[i], "--subject"))) {
+			if (strlen(v) >= SCRIPT_SUBJECT_MAX || strchr(v, '\n') || strchr(v, '#'))
+				return fprintf(stderr, "%s: --subject: one line under %d characters, no '#'\n",
+					       prog, SCRIPT_SUBJECT_MAX), 2;
+			subject = v;
 		}
 		else if ((v = opt(argv[i], "--depth"))) {
 			depth = (unsigned)strtoul(v, &end, 10);
@@ -401,6 +407,8 @@ static int cmd_explore(int argc, char **argv)
 		run_script(&s, &o3, &r2);
 		print_result("saved script", &s, &r2);
 	}
+	if (subject)
+		snprintf(s.subject, sizeof(s.subject), "%s", subject);
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);
@@ -410,7 +418,7 @@ static int cmd_explore(int argc, char **argv)
 	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
 	       vkind_name(kind), (unsigned long long)x.runs, t, path);
 	printf("explore: replay with tools/repro %s%s\n", path,
-	       v->describe ? " (with the same --reader-file or --kernel-tree)" : "");
+	       v->describe && !subject ? " (with the same --reader-file or --kernel-tree)" : "");
 	return 1;
 }
 

@@ -9,6 +9,7 @@
  *
  *   random   uniform among the runnable threads            policy_random.c
  *   pct      PCT (Burckhardt et al. 2010) with a spin guard policy_pct.c
+ *            and a bias to switch right after a publication
  *   replay   a script's run-length schedule, then a tail   policy_replay.c
  *            policy (random or PCT) seeded by the script
  *
@@ -18,6 +19,7 @@
 #ifndef ENGINE_POLICY_H
 #define ENGINE_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define POLICY_MAX_THREADS 4
@@ -28,6 +30,8 @@ struct pick_view {
 	int last;               /* thread of the last step; -1 before the first */
 	uint64_t steps;         /* steps taken so far */
 	uint64_t streak;        /* steps in a row taken by last */
+	bool published;         /* last's step stored a table pointer (an RCU
+				   publication: what a walker may now find) */
 };
 
 struct policy {

@@ -20,6 +20,14 @@ static int pick_pct(struct policy *base, const struct pick_view *v)
 			p->prio[v->last] = p->next_low--;   /* below every initial one */
 	if (v->last >= 0 && v->streak >= PCT_SPIN_STEPS && (v->runnable & ~(1u << v->last)))
 		p->prio[v->last] = p->next_low--;
+	/* Right after a table pointer is published is where a walker finds a
+	 * table whose contents may not be visible yet (a missing smp_wmb):
+	 * a window of a step or two in a run of thousands, which uniform
+	 * change points hit 1 in steps/depth times. Half the time, demote
+	 * the publisher there, as at a change point. */
+	if (v->last >= 0 && v->published && (v->runnable & ~(1u << v->last)) &&
+	    rng_below(&p->rng, 2))
+		p->prio[v->last] = p->next_low--;
 	for (unsigned u = 0; u < v->nthreads; u++)
 		if ((v->runnable >> u & 1) && (best < 0 || p->prio[u] > p->prio[best]))
 			best = (int)u;

@@ -188,6 +188,7 @@ static void record_taken(int tid)
 uint64_t eng_run(void)
 {
 	int last = -1;
+	bool published = false;
 
 	/* each thread runs up to its first scheduling point (no access yet) */
 	for (unsigned i = 0; i < eng.nthreads && !eng.stop; i++) {
@@ -197,7 +198,7 @@ uint64_t eng_run(void)
 	while (!eng.stop) {
 		struct pick_view v = {
 			.runnable = runnable_mask(), .nthreads = eng.nthreads, .last = last,
-			.steps = eng.steps, .streak = eng.streak,
+			.steps = eng.steps, .streak = eng.streak, .published = published,
 		};
 		int tid = eng.policy->pick(eng.policy, &v);
 
@@ -218,6 +219,7 @@ uint64_t eng_run(void)
 		record_taken(tid);
 		eng.streak = tid == last ? eng.streak + 1 : 1;
 		last = tid;
+		published = eng.th[tid].pending == EK_RCU_ASSIGN;
 		if (eng.pol.memory == MEM_ARM)
 			mem_propagate(eng.nthreads);  /* stores become visible between steps */
 		resume(tid);

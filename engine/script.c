@@ -486,6 +486,8 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 	put(&o, "contpte-script %d\n", s->memory != MEM_SC || s->nchoices ? SCRIPT_VERSION : SCRIPT_VERSION_SC);
 	put(&o, "granule %uk\n", s->granule_kb);
 	put(&o, "variant %s\n", s->variant);
+	if (s->subject[0])
+		put(&o, "subject %s\n", s->subject);
 	if (s->memory != MEM_SC)
 		put(&o, "memory %s\n", mem_model_names[s->memory]);
 	for (unsigned b = 0; b < s->nblocks; b++) {
@@ -693,6 +695,21 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				return fail(err, lineno, "threads come before the schedule");
 			cur = (int)t;
 			s->nthreads++;
+		} else if (!strcmp(tok[0], "subject")) {
+			size_t off = 0;
+
+			if (n < 2)
+				return fail(err, lineno, "subject takes a description (what the plug-in or kernel-tree variant was built from)");
+			for (int i = 1; i < n; i++) {
+				size_t l = strlen(tok[i]);
+
+				if (off + l + 2 > sizeof(s->subject))
+					return fail(err, lineno, "subject longer than %d characters", SCRIPT_SUBJECT_MAX - 1);
+				if (i > 1)
+					s->subject[off++] = ' ';
+				memcpy(s->subject + off, tok[i], l + 1);
+				off += l;
+			}
 		} else if (!strcmp(tok[0], "memory")) {
 			enum mem_model mm;
 
@@ -801,7 +818,13 @@ int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_
 	memcpy(text, buf, len);
 	text[len] = 0;
 	if (strlen(text) != len)
-		rc = fail(err, strlen(text), "NUL byte in a text script (not binary: no \"" SCRIPT_MAGIC "\" magic)");
+	{
+		size_t line = 1;
+
+		for (size_t i = 0; i < strlen(text); i++)
+			line += text[i] == '\n';
+		rc = fail(err, line, "NUL byte in a text script (not binary: no \"" SCRIPT_MAGIC "\" magic)");
+	}
 	else
 		rc = script_parse(text, s, err);
 	free(text);

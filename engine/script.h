@@ -27,6 +27,7 @@
 #define SCRIPT_MAX_SCHED 8192
 #define SCRIPT_MAX_CHOICES 8192
 #define SCRIPT_NAME_MAX 48
+#define SCRIPT_SUBJECT_MAX 1024
 #define SCRIPT_INSTR_BYTES 5
 #define SCRIPT_MAX_BYTES (4 + 2 + 1 + SCRIPT_NAME_MAX + 1 + 2 * SCRIPT_MAX_BLOCKS + 1 + 1 + \
 			  SCRIPT_MAX_THREADS * (1 + SCRIPT_MAX_INSTRS * SCRIPT_INSTR_BYTES) + \
@@ -51,6 +52,9 @@ enum { BS_NONE, BS_PTES, BS_CONT, BS_HALF, BS_COUNT };
 struct script {
 	unsigned granule_kb;                 /* 4, 16, 64 */
 	char variant[SCRIPT_NAME_MAX + 1];   /* "baseline", a mutant, "plugin", ... */
+	/* text form only: what a plugin / kernel_tree variant was built from
+	 * (tools/explore writes it, tools/repro reads it), or "" */
+	char subject[SCRIPT_SUBJECT_MAX];
 	unsigned nblocks;
 	struct { uint8_t shape, flags; } block[SCRIPT_MAX_BLOCKS];  /* flags as OPF_* of map */
 	uint8_t expect;                      /* 0 none; 1 clean; 2 + enum vkind */

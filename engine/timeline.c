@@ -128,12 +128,95 @@ static void esc(FILE *f, const char *s)
 	}
 }
 
+/* The live table's entry an event touches, if any. */
+static bool entry_of(const struct run_result *r, const struct eng_event *e, unsigned *block,
+		     unsigned *idx)
+{
+	const struct harness_mm *m = r->m;
+
+	if (e->kind == EK_LOCK || e->kind == EK_GP || e->kind == EK_RCU_DEREF ||
+	    e->kind == EK_RCU_ASSIGN || e->off < 0 || !m || !m->tables[0] ||
+	    (uint64_t)e->off < m->hdr->off_entries)
+		return false;
+	uint64_t rel = (uint64_t)e->off - m->hdr->off_entries;
+
+	if (rel / m->hdr->slot_stride != m->tables[0]->index)
+		return false;
+	*block = (unsigned)(rel % m->hdr->slot_stride / 8) / m->cont;
+	*idx = (unsigned)(rel % m->hdr->slot_stride / 8) % m->cont;
+	return true;
+}
+
+/* 2: the violated read's target entry, 1: an entry its verdict names, 0. */
+static int mark(const struct run_result *r, const struct eng_event *e)
+{
+	unsigned b, j;
+
+	if (r->status != RS_VIOLATION || !r->vio.has_read || r->vio.lt != 0 ||
+	    !entry_of(r, e, &b, &j) || b != r->vio.block)
+		return 0;
+	if (j == r->vio.target)
+		return 2;
+	return j < 128 && (r->vio.named[j / 64] >> (j % 64) & 1);
+}
+
+/* Pictures fold runs of at least FOLD_MIN accesses by one instruction
+ * walking a block's entries in order (a 16K gather is 128 loads, a 16K
+ * wrprotect 128 load/cmpxchg pairs), none of them highlighted: first row,
+ * a "N more" row, last row. */
+#define FOLD_MIN 5
+
+static unsigned fold_run(const struct run_result *r, unsigned i)
+{
+	const struct eng_event *a = &r->events[i];
+	unsigned b0, jp, n = 1;
+
+	if (mark(r, a) || !entry_of(r, a, &b0, &jp))
+		return 1;
+	for (unsigned k = i + 1; k < r->nevents; k++, n++) {
+		const struct eng_event *e = &r->events[k];
+		unsigned b, j;
+
+		if (e->tid != a->tid || e->instr != a->instr || mark(r, e) ||
+		    !entry_of(r, e, &b, &j) || b != b0 || j < jp || j > jp + 1)
+			break;
+		jp = j;
+	}
+	return n >= FOLD_MIN ? n : 1;
+}
+
+/* One access as a row of the picture, highlighted if it touches the
+ * violated read's target or an entry its verdict names. */
+static void svg_event(FILE *f, const struct run_result *r, const struct eng_event *e, int x, int y,
+		      const char *color)
+{
+	char loc[64], a[64], b[64], line[256];
+	int hl = mark(r, e);
+
+	where(r, e, loc, sizeof(loc));
+	value(r, e, e->before, a, sizeof(a));
+	value(r, e, e->after, b, sizeof(b));
+	if (e->kind == EK_LOAD || e->kind == EK_RCU_DEREF)
+		snprintf(line, sizeof(line), "%s %s = %s", eng_kind_names[e->kind], loc, a);
+	else
+		snprintf(line, sizeof(line), "%s %s: %s -> %s", eng_kind_names[e->kind], loc, a, b);
+	if (hl)
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"14\" fill=\"%s\"/>", x + 4,
+			y - 11, 290, hl == 2 ? "#ffe066" : "#ffb3a7");
+	fprintf(f, "<text x=\"4\" y=\"%d\" fill=\"#999\">%u</text>", y, e->step);
+	fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\"%s>", x + 8, y,
+		e->kind == EK_LOAD ? "#333" : color, hl ? " font-weight=\"bold\"" : "");
+	esc(f, line);
+	fprintf(f, "</text>\n");
+}
+
 int timeline_svg(const char *path, const struct script *s, const struct run_result *r)
 {
 	FILE *f = fopen(path, "w");
-	const int colw = 300, rowh = 16, top = 60;
+	const bool legend = r->status == RS_VIOLATION && r->vio.has_read;
+	const int colw = 300, rowh = 16, top = legend ? 88 : 60;
 	static const char *const colors[4] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd" };
-	char loc[64], a[64], b[64], it[64], line[256];
+	char it[64], line[256];
 	int last_instr[8] = { -1, -1, -1, -1, -1, -1, -1, -1 };
 	unsigned rows = 0;
 
@@ -141,8 +224,9 @@ int timeline_svg(const char *path, const struct script *s, const struct run_resu
 		fprintf(stderr, "timeline: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	for (unsigned i = 0; i < r->nevents; i++) {
-		rows++;
+	for (unsigned i = 0, n; i < r->nevents; i += n) {
+		n = fold_run(r, i);
+		rows += n > 1 ? 3 : 1;
 		if (r->events[i].tid < 8 && last_instr[r->events[i].tid] != r->events[i].instr) {
 			last_instr[r->events[i].tid] = r->events[i].instr;
 			rows++;
@@ -166,12 +250,20 @@ int timeline_svg(const char *path, const struct script *s, const struct run_resu
 		fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ccc\"/>\n", x - 6,
 			top - 8, x - 6, height - 20);
 	}
+	if (legend) {
+		fprintf(f, "<rect x=\"10\" y=\"28\" width=\"12\" height=\"10\" fill=\"#ffe066\"/>"
+			   "<text x=\"28\" y=\"37\">the violated read's target entry, b%u[%u]</text>\n",
+			r->vio.block, r->vio.target);
+		fprintf(f, "<rect x=\"10\" y=\"44\" width=\"12\" height=\"10\" fill=\"#ffb3a7\"/>"
+			   "<text x=\"28\" y=\"53\">an entry the verdict names (whose bit is wrong)</text>\n");
+	}
 	int y = top;
-	for (unsigned i = 0; i < r->nevents; i++) {
+	for (unsigned i = 0, n; i < r->nevents; i += n) {
 		const struct eng_event *e = &r->events[i];
 		unsigned col = e->tid < s->nthreads ? e->tid : 0;
 		int x = 60 + colw * (int)col;
 
+		n = fold_run(r, i);
 		if (e->tid < 8 && last_instr[e->tid] != e->instr) {
 			last_instr[e->tid] = e->instr;
 			fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\" font-weight=\"bold\">", x, y,
@@ -180,19 +272,27 @@ int timeline_svg(const char *path, const struct script *s, const struct run_resu
 			fprintf(f, "</text>\n");
 			y += rowh;
 		}
-		where(r, e, loc, sizeof(loc));
-		value(r, e, e->before, a, sizeof(a));
-		value(r, e, e->after, b, sizeof(b));
-		if (e->kind == EK_LOAD || e->kind == EK_RCU_DEREF)
-			snprintf(line, sizeof(line), "%s %s = %s", eng_kind_names[e->kind], loc, a);
-		else
-			snprintf(line, sizeof(line), "%s %s: %s -> %s", eng_kind_names[e->kind], loc, a, b);
-		fprintf(f, "<text x=\"4\" y=\"%d\" fill=\"#999\">%u</text>", y, e->step);
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", x + 8, y,
-			e->kind == EK_LOAD ? "#333" : colors[col % 4]);
-		esc(f, line);
-		fprintf(f, "</text>\n");
+		svg_event(f, r, e, x, y, colors[col % 4]);
 		y += rowh;
+		if (n > 1) {
+			unsigned b, j, bl, jl, kinds = 0;
+			char what[96] = "";
+
+			entry_of(r, &r->events[i + 1], &b, &j);
+			entry_of(r, &r->events[i + n - 2], &bl, &jl);
+			for (unsigned k = i + 1; k < i + n - 1; k++)
+				kinds |= 1u << r->events[k].kind;
+			for (unsigned k = 0; k < 32; k++)
+				if (kinds >> k & 1)
+					snprintf(what + strlen(what), sizeof(what) - strlen(what), "%s%s",
+						 *what ? "/" : "", eng_kind_names[k]);
+			fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#999\">... %u more (%s) of b%u[%u..%u] "
+				   "(folded)</text>\n", x + 8, y, n - 2,
+				what, b, j, jl);
+			y += rowh;
+			svg_event(f, r, &r->events[i + n - 1], x, y, colors[col % 4]);
+			y += rowh;
+		}
 	}
 	if (r->status == RS_VIOLATION) {
 		fprintf(f, "<text x=\"10\" y=\"%d\" fill=\"#d00\" font-weight=\"bold\">", y + rowh);

@@ -32,12 +32,17 @@ extern _Thread_local struct kt_tls kt_tls;
 /* First call on a thread: arrange for its counts to be added up when it exits. */
 void kt_tls_register(void);
 
+#ifdef ACCESS_BARE
+/* The bench's builds count nothing: the glue's trampolines are plain calls. */
+static inline void kt_count(enum kt_fn fn) { (void)fn; }
+#else
 static inline void kt_count(enum kt_fn fn)
 {
 	if (__builtin_expect(!kt_tls.registered, 0))
 		kt_tls_register();
 	kt_tls.calls[fn]++;
 }
+#endif
 
 /* The flush functions of asm/tlbflush.h the shim routes here. */
 enum kt_flush_fn {

@@ -4,12 +4,15 @@
  * read bench (stress/bench.c, with its timing loop).
  *
  * Writers run random writer ops (core/ops.h) under each table's PTL, check
- * after every op that hardware's bits are still there, and with chaos stall
- * in front of stores (where a plain read-modify-write would lose a
- * concurrent hardware update). Hardware agents set AF and dirty in bursts
- * on one block at a time (core/hw.h), aimed half the time at the block a
- * writer is changing and at the entry a writer stalls in front of. Both
- * stand still while the world is paused (still phases, property 4).
+ * after every op that hardware's bits are still there, and with delays
+ * (stress/delay.h) or chaos stand still in front of stores (where a plain
+ * read-modify-write would lose a concurrent hardware update, or between
+ * the clear and the rewrite of a block). Hardware agents set AF and dirty
+ * in bursts on one block at a time (core/hw.h), aimed half the time at the
+ * block a writer is changing and at the entry a writer stands still in
+ * front of (agent i follows writer i % writers), and with delays stand
+ * still between their load and their compare-and-swap. Both stand still
+ * while the world is paused (still phases, property 4).
  */
 #ifndef STRESS_AGENTS_H
 #define STRESS_AGENTS_H
@@ -22,39 +25,77 @@
 #include "core/mm.h"
 #include "core/ops.h"
 #include "core/violation.h"
+#include "stress/delay.h"
+
+struct agent;
 
 /* What every thread of a run shares. */
 struct stress_world {
 	struct harness_mm m;
 	struct block_plan *plans;        /* per block, under its table's PTL */
 	uint32_t ops;                    /* the writers' op mask (enum op) */
-	unsigned chaos;                  /* 1-in-N stalls; 0: none */
+	unsigned chaos;                  /* 1-in-N yields; 0: none */
+	struct delay_params delay;       /* timed delays (stress/delay.h) */
+	unsigned nreaders;               /* reader threads of the run (delays aim at them) */
 	/* a writer's or hardware's finding (owed bits lost) */
 	void (*report)(struct stress_world *w, const struct violation *v);
 	atomic_int stop;
 	atomic_int pause;                /* writers and hardware stand still while set */
 	atomic_int parked;
-	/* The block a writer is working on (lt * bpt + b + 1; 0 none):
-	 * hardware bursts often go there. The entry a writer stalls in front
-	 * of. The block a reader is stalled in the middle of: a writer often
-	 * picks it next, to change the block under the read. */
-	_Atomic unsigned hot_block;
-	uint64_t *_Atomic hot_ptep;
-	_Atomic unsigned stalled_block;
+	/* the running writers and hardware agents (agents_start_*) */
+	struct agent *writers, *hws;
+	unsigned nwriters, nhws;
+	/* pinning: thread slot s (readers first, then writers, then
+	 * hardware) runs on cpus[s % ncpus]; cpus NULL: not pinned */
+	const int *cpus;
+	unsigned ncpus;
 };
 
+/* Cache-line aligned (allocate arrays with agents_alloc): each thread
+ * writes its own agent on every op, and neighbours must not share lines. */
 struct agent {
-	pthread_t th;
+	_Alignas(64) pthread_t th;
 	struct stress_world *w;
 	struct writer_ctx ctx;           /* writers */
 	uint64_t rng;
+	unsigned index;                  /* among the agents of its kind */
+	struct delay delay;
+	/* A writer's mailboxes (lt * bpt + b + 1; 0 none). hot_block: the
+	 * block it is working on (hardware agent i follows writer i % n
+	 * there, and readers aim some reads at it). hot_ptep: the entry it
+	 * stands still in front of (the hardware agent updates it then).
+	 * stalled_block: a block a reader stands still in the middle of (the
+	 * writer often changes it next). */
+	_Alignas(64) _Atomic unsigned hot_block;
+	uint64_t *_Atomic hot_ptep;
+	_Atomic unsigned stalled_block;
+	_Atomic uint64_t ops;            /* ops done (writers) or updates (hardware) */
+	bool cleared;                    /* delays: this op has cleared entries */
+	struct agent *follow;            /* hardware: the writer it follows */
+	double cpu_s;                    /* the thread's CPU time, when it ended */
 };
 
-/* Start n writer threads (rng seed * 2000003 + i) or n hardware agents
- * (seed * 3000017 + i) in a[0..n). 0, or -1 if a thread cannot start. */
-int agents_start_writers(struct stress_world *w, struct agent *a, unsigned n, uint64_t seed);
-int agents_start_hw(struct stress_world *w, struct agent *a, unsigned n, uint64_t seed);
+/* Start nw writer threads (rng seed * 2000003 + i) in wr[0..nw) and nh
+ * hardware agents (seed * 3000017 + i) in hw[0..nh). Writers take thread
+ * slots nreaders + i, hardware agents nreaders + nw + i. 0, or -1 (with
+ * everything started joined again) if a thread cannot start. */
+int agents_start(struct stress_world *w, struct agent *wr, unsigned nw, struct agent *hw,
+		 unsigned nh, uint64_t seed);
 void agents_join(struct agent *a, unsigned n);
+
+/* n zeroed agents, cache-line aligned (free with free); NULL if out of memory. */
+struct agent *agents_alloc(unsigned n);
+
+/* The writer that works on logical table lt most (each writer has its
+ * own share of the tables when there are several): where a reader
+ * standing still in a block of lt asks for it to be changed. nwriters > 0. */
+struct agent *agents_owner(struct stress_world *w, unsigned lt);
+
+/* CPU seconds the calling thread has used. */
+double agents_thread_cpu_s(void);
+
+/* Pin the calling thread to its slot's CPU (no-op without w->cpus). */
+void agents_pin_self(struct stress_world *w, unsigned slot);
 
 /* Writers and hardware call this between ops: stand still while paused. */
 void agents_park_point(struct stress_world *w);

@@ -7,31 +7,56 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "stress/driver.h"
 #include "core/ops.h"
 
 static const char usage[] =
 "usage: hammer [flags]\n"
-"  --reader=NAME      lockless (default), locked, early-exit, locked-early-exit\n"
+"  --reader=NAME      all (default: every reader of the tree, the lockless one\n"
+"                     and, one read in four, the locked gather), lockless, locked,\n"
+"                     early-exit, locked-early-exit (the early-exit tree's readers;\n"
+"                     its both: --variant=early_exit)\n"
 "  --mutant=NAME      run a planted bug instead of a correct tree (--list shows them)\n"
 "  --variant=NAME     a compiled variant by name (plug-in binaries: plugin)\n"
 "  --granule=G        4k (default), 16k, 64k\n"
 "  --writers=OPS      all (default) or a comma list of writer ops (--list)\n"
 "  --threads=R[,W,H]  reader threads, and optionally writer and hardware threads\n"
-"                     (default 2,1,1)\n"
+"                     (default 2,1,1; R may be 0 for writer-contract runs)\n"
+"  --pin              pin the threads one per CPU of the allowed set (taskset),\n"
+"                     readers first, then writers, then hardware\n"
 "  --seconds=S        run time (default 3; fractions allowed)\n"
 "  --seed=N           random seed (default: from the clock; printed)\n"
-"  --tables=N         page tables (1..16, default 2)\n"
+"  --tables=N         page tables (1..64, default 2 per writer thread, at least 2)\n"
 "  --blocks=N         contiguous blocks per table (1..16, default 4)\n"
-"  --chaos=N          writers yield on 1 in N entry stores, and 1 in 8 reads\n"
-"                     stall at a random load, widening races (0 = never, default 64)\n"
+"  --delay=on|off     timed delays that widen races without the OS scheduler\n"
+"                     (default on): readers stand still between the first and\n"
+"                     last load of a block until writers stored to it K times,\n"
+"                     writers in front of a store (most often between a clear and\n"
+"                     the rewrite) until hardware updated the block K times,\n"
+"                     hardware between its load and its CAS; K log-uniform in\n"
+"                     [1, --delay-steps]; each thread adapts how often it delays\n"
+"                     so that delays take --delay-share of its time\n"
+"  --delay-share=F    share of each reader's time spent delayed (0 < F < 1,\n"
+"                     default 0.5; writers half of it, hardware a quarter)\n"
+"  --delay-max=US     longest single delay in microseconds (default 2000)\n"
+"  --delay-steps=K    widest K (1..65536, default 256, at 16k 1024: eight\n"
+"                     blocks' worth of stores)\n"
+"  --chaos=N          the old race widening: writers yield on 1 in N entry\n"
+"                     stores, and 1 in 8 reads yield at a random load (a yield\n"
+"                     only widens a race when the OS preempts there: measured\n"
+"                     slower than the delays even oversubscribed; 0 = never,\n"
+"                     the default)\n"
 "  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
 "  --expect=KIND      succeed only if a KIND violation is found (mutant tests);\n"
 "                     several kinds joined by | accept any of them\n"
 "  --keep-going       count violations instead of stopping at the first\n"
 "  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
-"  --report-dir=DIR   write the reproducer there (default: $TEST_UNDECLARED_OUTPUTS_DIR)\n"
+"  --report-dir=DIR   write the reproducer there (default: bazel test's outputs folder,\n"
+"                     else ./hammer-reproducers, made on the first violation)\n"
+"                     (relative paths: to where you ran the command, also under\n"
+"                     bazel run)\n"
 "  --json=FILE        write the JSON summary to FILE instead of stdout\n"
 "  --list             list variants, mutants, writer ops and violation kinds\n"
 "exit: 0 clean (or the expected violation found), 1 violation (or the\n"
@@ -49,11 +74,11 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 {
 	char *end;
 	unsigned long v;
-	char range[64];
+	char range[160];
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	snprintf(range, sizeof(range), "%u..%u", lo, hi);
+	snprintf(range, sizeof(range), "%u..%u, got '%.100s'", lo, hi, s);
 	if (!*s || *end || errno || *s == '-' || v < lo || v > hi)
 		return bad("%s wants an integer in %s", flag, range);
 	*out = (unsigned)v;
@@ -62,7 +87,7 @@ static int parse_uint(const char *flag, const char *s, unsigned lo, unsigned hi,
 
 static void list_all(void)
 {
-	printf("readers: lockless locked early-exit locked-early-exit\n");
+	printf("readers: all lockless locked early-exit locked-early-exit\n");
 	printf("granules: 4k 16k 64k\nwriter ops:");
 	for (int i = 0; i < OP_COUNT; i++)
 		printf(" %s", op_desc[i].name);
@@ -92,9 +117,35 @@ static const char *valid_variant_names(const struct granule *g)
 	return buf;
 }
 
+/* Where the user ran the command: under `bazel run` the binary runs in its
+ * runfiles and BUILD_WORKING_DIRECTORY says where the user was (tools/hammer
+ * sets it too, as it runs the binary from the checkout). */
+const char *stress_caller_dir(void)
+{
+	static char cwd[4096];
+	const char *d = getenv("BUILD_WORKING_DIRECTORY");
+
+	if (d && *d)
+		return d;
+	return getcwd(cwd, sizeof(cwd)) ? cwd : ".";
+}
+
+/* A path the user gave, relative to where they ran the command (absolute,
+ * so that the reproducer's command line means the same from anywhere). */
+const char *stress_caller_path(const char *p)
+{
+	char *out;
+
+	if (p[0] == '/')
+		return p;
+	if (asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0)
+		return p;
+	return out;
+}
+
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 {
-	const char *reader = "lockless", *mutant = NULL, *vname = NULL, *writers = "all";
+	const char *reader = "all", *mutant = NULL, *vname = NULL, *writers = "all";
 	const char *gname = "4k";
 	int rc;
 	bool early = false, seed_set = false;
@@ -104,12 +155,21 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->readers = 2;
 	cfg->writers = 1;
 	cfg->hw = 1;
-	cfg->tables = 2;
+	cfg->tables = 0;             /* default: from the writers, below */
 	cfg->blocks = 4;
 	cfg->seconds = 3;
-	cfg->chaos = 64;
+	cfg->chaos = 0;              /* the delays do it better, on any core count */
+	cfg->delay = (struct delay_params){ .on = true, .share = DELAY_DEFAULT_SHARE,
+					    .max_ns = DELAY_DEFAULT_MAX_US * 1e3,
+					    .kmax = 0 /* by granule */ };
 	cfg->progress = -1;
+	/* reproducers: bazel test's output folder, or a folder of the caller's
+	 * (made when the first violation is written) */
 	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+	if (!cfg->report_dir || !*cfg->report_dir) {
+		cfg->report_dir = stress_caller_path("hammer-reproducers");
+		cfg->report_dir_create = true;
+	}
 
 	for (int i = 1; i < argc; i++) {
 		char *a = argv[i], *val = strchr(a, '=');
@@ -155,9 +215,13 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
 				if (k == 3)
 					return bad("--threads takes at most three numbers (readers,writers,hw), got '%s'%s", val, "");
-				if ((rc = parse_uint("--threads", tok, k == 0 ? 1 : 0, 64, &n[k])))
+				if ((rc = parse_uint("--threads", tok, 0, 64, &n[k])))
 					return rc;
 			}
+			if (n[0] + n[1] + n[2] == 0)
+				return bad("--threads needs at least one thread, got '%s'%s", val, "");
+			if (n[0] == 0 && n[1] == 0)
+				return bad("--threads=0,0,H: hardware alone cannot violate anything; give readers or writers%s%s", "", "");
 			cfg->readers = n[0];
 			cfg->writers = n[1];
 			cfg->hw = n[2];
@@ -178,7 +242,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			seed_set = true;
 		} else if (!strcmp(key, "--tables")) {
 			NEEDS_VALUE();
-			if ((rc = parse_uint("--tables", val, 1, 16, &cfg->tables)))
+			if ((rc = parse_uint("--tables", val, 1, 64, &cfg->tables)))
 				return rc;
 		} else if (!strcmp(key, "--blocks")) {
 			NEEDS_VALUE();
@@ -188,6 +252,34 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			NEEDS_VALUE();
 			if ((rc = parse_uint("--chaos", val, 0, 1000000, &cfg->chaos)))
 				return rc;
+		} else if (!strcmp(key, "--delay")) {
+			NEEDS_VALUE();
+			if (!strcmp(val, "on"))
+				cfg->delay.on = true;
+			else if (!strcmp(val, "off"))
+				cfg->delay.on = false;
+			else
+				return bad("--delay wants on or off, got '%s'%s", val, "");
+		} else if (!strcmp(key, "--delay-share")) {
+			char *end;
+			NEEDS_VALUE();
+			errno = 0;
+			cfg->delay.share = strtod(val, &end);
+			if (*end || errno || !(cfg->delay.share > 0) || !(cfg->delay.share < 1))
+				return bad("--delay-share wants a fraction between 0 and 1 (exclusive), got '%s'%s", val, "");
+		} else if (!strcmp(key, "--delay-max")) {
+			unsigned us;
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--delay-max", val, 1, 1000000, &us)))
+				return rc;
+			cfg->delay.max_ns = us * 1e3;
+		} else if (!strcmp(key, "--delay-steps")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--delay-steps", val, 1, 65536, &cfg->delay.kmax)))
+				return rc;
+		} else if (!strcmp(key, "--pin")) {
+			NO_VALUE();
+			cfg->pin = true;
 		} else if (!strcmp(key, "--bbml2")) {
 			NO_VALUE();
 			cfg->bbml2 = true;
@@ -218,15 +310,20 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->progress = 0;
 		} else if (!strcmp(key, "--report-dir")) {
 			NEEDS_VALUE();
-			if (access(val, W_OK))
-				return bad("--report-dir '%s' is not a writable directory%s", val, "");
-			cfg->report_dir = val;
+			const char *dir = stress_caller_path(val);
+			struct stat st;
+
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
+				return bad("--report-dir '%s' is not a writable directory%s", dir, "");
+			cfg->report_dir = dir;
+			cfg->report_dir_create = false;
 		} else if (!strcmp(key, "--json")) {
 			NEEDS_VALUE();
-			cfg->json_path = val;
+			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --tables --blocks --chaos --bbml2 --expect --keep-going --progress "
+				   "--seconds --seed --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 "
+				   "--expect --keep-going --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}
 	}
@@ -234,14 +331,16 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	const struct granule *g = granule_by_name(gname);
 	if (!g)
 		return bad("unknown granule '%s' (valid: 4k, 16k, 64k)%s", gname, "");
-	if (!strcmp(reader, "lockless") || !strcmp(reader, "locked")) {
+	if (!strcmp(reader, "all") || !strcmp(reader, "lockless") || !strcmp(reader, "locked")) {
 		early = false;
 	} else if (!strcmp(reader, "early-exit") || !strcmp(reader, "locked-early-exit")) {
 		early = true;
 	} else {
-		return bad("unknown reader '%s' (valid: lockless, locked, early-exit, locked-early-exit)%s", reader, "");
+		return bad("unknown reader '%s' (valid: all, lockless, locked, early-exit, locked-early-exit)%s", reader, "");
 	}
 	cfg->locked = !strncmp(reader, "locked", 6);
+	cfg->both_readers = !strcmp(reader, "all");
+	cfg->reader_name = reader;
 	if (mutant && vname)
 		return bad("--mutant and --variant both name the tree to run; give one%s%s", "", "");
 	if (!vname)
@@ -256,7 +355,8 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	}
 	if (mutant && !cfg->variant->mutant)
 		return bad("'%s' is a correct tree, not a mutant (use --reader)%s", mutant, "");
-	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "lockless") && strcmp(reader, "locked")) {
+	if (mutant && cfg->variant->early_exit != early && strcmp(reader, "all") && strcmp(reader, "lockless") &&
+	    strcmp(reader, "locked")) {
 		char why[128];
 
 		snprintf(why, sizeof(why), "is planted in the %s tree; --reader=%s asks for the other",
@@ -273,6 +373,15 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 		double f = atof(slow);
 		if (f >= 1)
 			cfg->seconds *= f;
+	}
+	if (!cfg->tables) {
+		/* writers on different tables do not wait for each other's
+		 * lock: two tables per writer, so more writers run more ops */
+		cfg->tables = 2 * cfg->writers;
+		if (cfg->tables < 2)
+			cfg->tables = 2;
+		if (cfg->tables > 64)
+			cfg->tables = 64;
 	}
 	if (!seed_set)
 		cfg->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);

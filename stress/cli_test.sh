@@ -11,7 +11,8 @@ expect() {  # expect RC PATTERN -- ARGS...
   local want=$1 pat=$2; shift 3
   local out rc
   out=$("$hammer" "$@" --no-progress 2>&1); rc=$?
-  if [[ $rc -ne $want ]] || ! grep -qE -- "$pat" <<<"$out"; then
+  # the pattern may span the summary's lines
+  if [[ $rc -ne $want ]] || ! tr '\n' ' ' <<<"$out" | grep -qE -- "$pat"; then
     echo "FAIL: hammer $* -> rc=$rc (want $want), output lacks /$pat/:"; echo "$out" | head -5
     fails=$((fails + 1))
   else
@@ -20,7 +21,7 @@ expect() {  # expect RC PATTERN -- ARGS...
 }
 
 expect 2 "unknown flag '--bogus'.*valid: --reader" -- --bogus
-expect 2 "unknown reader 'fast' \(valid: lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
+expect 2 "unknown reader 'fast' \(valid: all, lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
 expect 2 "unknown granule '8k' \(valid: 4k, 16k, 64k\)" -- --granule=8k
 expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=map,fold2
 expect 2 "unknown mutant 'nope'.*no_consistency_check" -- --mutant=nope
@@ -31,9 +32,17 @@ expect 2 "unknown violation kind 'boom' \(valid: clean, torn_mapping" -- --expec
 expect 2 "--expect stops at the first violation; --keep-going contradicts it" -- --expect=lost_bit --keep-going
 expect 2 "--seconds wants a positive number" -- --seconds=0
 expect 2 "--seconds wants a positive number" -- --seconds=abc
-expect 2 "--threads wants an integer in 1..64" -- --threads=0
+expect 2 "--threads wants an integer in 0..64, got '65'" -- --threads=65
+expect 2 "--threads wants an integer in 0..64, got 'x'" -- --threads=2,x
+expect 2 "--threads needs at least one thread" -- --threads=0,0,0
+expect 2 "hardware alone cannot violate anything" -- --threads=0,0,2
 expect 2 "--threads takes at most three numbers" -- --threads=1,1,1,1
-expect 2 "--tables wants an integer in 1..16" -- --tables=99
+expect 2 "--tables wants an integer in 1..64" -- --tables=99
+expect 2 "--delay wants on or off" -- --delay=maybe
+expect 2 "--delay-share wants a fraction between 0 and 1" -- --delay-share=1
+expect 2 "--delay-max wants an integer in 1..1000000" -- --delay-max=0
+expect 2 "--delay-steps wants an integer in 1..65536" -- --delay-steps=0
+expect 2 "--pin takes no value" -- --pin=yes
 expect 2 "--blocks wants an integer in 1..16" -- --blocks=17
 expect 2 "--seed wants a non-negative integer" -- --seed=-3
 expect 2 "--report-dir '/nonexistent' is not a writable directory" -- --report-dir=/nonexistent
@@ -42,6 +51,17 @@ expect 2 "--keep-going takes no value" -- --keep-going=yes
 expect 2 "unexpected argument 'extra'" -- extra
 expect 0 "usage: hammer" -- --help
 expect 0 "no_consistency_check +mutant, expect phantom_bit" -- --list
+# What the summary says about the run's shape: writer-contract runs
+# without readers, tables per writer, one op count per writer, pinning,
+# and the delays taken (off: none).
+expect 0 '"readers": 0, "writers": 2, "hw": 1.*"tables": 4, .*"writer_ops_per_writer": \[[1-9][0-9]*, [1-9][0-9]*\]' -- --threads=0,2,1 --seconds=0.5
+expect 0 '"pinned": true' -- --threads=1,1,1 --pin --seconds=0.5
+expect 0 '"variant": "early_exit", "mutant": null, "reader": "early-exit"' -- --reader=early-exit --seconds=0.3
+# by default every reader of the tree runs, and the summary says how often
+expect 0 '"reader": "all".*"reads_by_reader": \{"lockless": [1-9][0-9]*, "locked": [1-9][0-9]*\}' -- --seconds=0.5
+expect 0 '"reads_by_reader": \{"lockless": [1-9][0-9]*, "locked": 0\}' -- --reader=lockless --seconds=0.3
+expect 0 '"delays": \{"on": false.*"readers": \{"points": 0, "taken": 0' -- --delay=off --seconds=0.5
+expect 0 '"delays": \{"on": true.*"readers": \{"points": [1-9][0-9]*, "taken": [1-9]' -- --seconds=1
 if "$watch" /etc/passwd >/dev/null 2>&1; then echo "FAIL: segment_watch accepted /etc/passwd"; fails=$((fails + 1)); fi
 
 # A long run stopped by a signal: exits promptly with its summary and code 0

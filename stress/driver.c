@@ -11,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/access.h"
 #include "core/hw.h"
 #include "core/mm.h"
+#include "core/oracle/history.h"
 #include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
@@ -34,6 +36,10 @@ static struct violation first_vio;
 static _Atomic uint64_t n_violations;
 static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
+/* delays taken, by role: readers, writers, hardware */
+static struct delay_totals delays_sum[3];
+static double readers_cpu_s;             /* CPU time of the reader threads */
+static uint64_t locked_reads;            /* of all reads, those of the locked gather */
 
 static double now_s(void)
 {
@@ -60,15 +66,18 @@ static void report_finding(struct stress_world *w, const struct violation *v)
 }
 
 /* ---- readers ----------------------------------------------------------- */
-struct reader {
-	pthread_t th;
+struct reader {          /* cache-line aligned: each writes its own on every read */
+	_Alignas(64) pthread_t th;
 	uint64_t rng;
 	sigjmp_buf jb;
 	uint64_t q_seen;         /* still phase this read was first seen in */
 	uint64_t q_loads;        /* the read's loads then */
 	uint64_t bound;          /* loads between checks: a quarter of property 4's bound */
 	bool yield_pending;      /* chaos: yield at the next limit crossing */
+	bool delay_pending;      /* delays: stand still at the next limit crossing */
 	unsigned cur_block;      /* lt * bpt + block + 1 of the read in flight */
+	unsigned index;
+	struct delay delay;
 	struct judge_stats st;
 };
 static __thread struct reader *self_reader;
@@ -81,15 +90,36 @@ static void reader_on_limit(struct acc_thread *t)
 	struct reader *r = self_reader;
 	uint64_t q = atomic_load_explicit(&g_quiesce_gen, memory_order_acquire);
 
+	if (r->delay_pending) {
+		/* delays: stand still in the middle of this read until writers
+		 * have stored to its block k times (stress/delay.h); the writer
+		 * owning its table picks the block often meanwhile */
+		unsigned mine = r->cur_block, k = delay_steps(&r->delay);
+		struct block_hist *h = &M.hist[mine - 1];
+		struct agent *wr = agents_owner(&W, (mine - 1) / M.bpt);
+		uint64_t l0 = atomic_load_explicit(&h->lseq, memory_order_acquire);
+
+		r->delay_pending = false;
+		atomic_store_explicit(&wr->stalled_block, mine, memory_order_relaxed);
+		delay_wait(&r->delay, &h->lseq, l0 + k, k, &W.stop, &W.pause);
+		atomic_compare_exchange_strong(&wr->stalled_block, &mine, 0);
+		acc_arm(t, r->bound);
+		return;
+	}
 	if (r->yield_pending) {
 		/* chaos: stall this read at a random load, so writers can
 		 * change the block between two of its loads */
 		r->yield_pending = false;
-		unsigned mine = r->cur_block;
+		if (W.nwriters) {
+			unsigned mine = r->cur_block;
+			struct agent *wr = agents_owner(&W, (mine - 1) / M.bpt);
 
-		atomic_store_explicit(&W.stalled_block, mine, memory_order_relaxed);
-		sched_yield();
-		atomic_compare_exchange_strong(&W.stalled_block, &mine, 0);
+			atomic_store_explicit(&wr->stalled_block, mine, memory_order_relaxed);
+			sched_yield();
+			atomic_compare_exchange_strong(&wr->stalled_block, &mine, 0);
+		} else {
+			sched_yield();
+		}
 		acc_arm(t, r->bound);
 		return;
 	}
@@ -104,32 +134,69 @@ static void reader_on_limit(struct acc_thread *t)
 	acc_arm(t, r->bound);
 }
 
+static void flush_counts(uint64_t *reads, uint64_t *retries)
+{
+	atomic_fetch_add_explicit(&M.hdr->reads, *reads, memory_order_relaxed);
+	atomic_fetch_add_explicit(&M.hdr->retries, *retries, memory_order_relaxed);
+	*reads = *retries = 0;
+}
+
 static void *reader_main(void *arg)
 {
 	struct reader *r = arg;
 	const struct variant *v = C->variant;
 	static __thread struct probe p;
 	unsigned cont = M.cont;
+	uint64_t n_reads = 0, n_retries = 0, n_locked = 0;
 
 	self_reader = r;
+	agents_pin_self(&W, r->index);
 	rcu_register_thread();
 	acc_self.on_limit = reader_on_limit;
 	r->bound = progress_bound(cont) / 4;
+	/* delays only where writers can change what a read stands still in */
+	bool delays = C->delay.on && W.nwriters;
+	unsigned cont_shift = 0;
+
+	while ((1u << cont_shift) < cont)
+		cont_shift++;
+	if (delays)
+		delay_init(&r->delay, &W.delay, 1.0, r->rng);
 	while (!atomic_load_explicit(&W.stop, memory_order_relaxed)) {
 		unsigned lt = rng_below(&r->rng, M.ntables);
 		unsigned block = rng_below(&r->rng, M.bpt), t = rng_below(&r->rng, cont);
 		uint64_t *ptep, R, scans;
+		/* which of the tree's readers this read calls */
+		bool locked = C->both_readers ? rng_below(&r->rng, 4) == 0 : C->locked;
 
-		if (C->locked)
-			pthread_mutex_lock(&M.ptl[lt]);
-		ptep = probe_open(&M, &p, lt, block, t, C->locked);
+		if (delays && rng_below(&r->rng, 4) == 0) {
+			/* a quarter of the reads go where a writer works */
+			unsigned hot = atomic_load_explicit(&W.writers[r->index % W.nwriters].hot_block,
+							    memory_order_relaxed);
+			if (hot) {
+				lt = (hot - 1) / M.bpt;
+				block = (hot - 1) % M.bpt;
+			}
+		}
+		if (locked)
+			pthread_mutex_lock(&M.ptl[lt].lock);
+		ptep = probe_open(&M, &p, lt, block, t, locked);
 
 		acc_self.scans = 0;
 		acc_reset(&acc_self, r->bound);
 		r->q_seen = 0;
-		if (C->chaos && rng_below(&r->rng, 8) == 0) {
+		r->cur_block = lt * M.bpt + block + 1;
+		if (delays && !locked && !atomic_load_explicit(&W.pause, memory_order_relaxed) &&
+		    delay_roll(&r->delay, 1)) {
+			/* before load n + 1, n in [1, cont]: between the target's
+			 * load and the scan's last, skewed towards the start
+			 * (n - 1 uniform below 2^e, e uniform in [0, log2 cont]) */
+			unsigned e = delay_below(&r->delay, cont_shift + 1);
+
+			r->delay_pending = true;
+			acc_arm(&acc_self, 1 + delay_below(&r->delay, 1u << e));
+		} else if (C->chaos && rng_below(&r->rng, 8) == 0) {
 			r->yield_pending = true;
-			r->cur_block = lt * M.bpt + block + 1;
 			acc_arm(&acc_self, rng_below(&r->rng, cont + 3));
 		}
 		int jumped = sigsetjmp(r->jb, 0);
@@ -141,19 +208,24 @@ static void *reader_main(void *arg)
 				report(&vio);
 			}
 			probe_abandon(&p);
-			if (C->locked)
-				pthread_mutex_unlock(&M.ptl[lt]);
+			if (locked)
+				pthread_mutex_unlock(&M.ptl[lt].lock);
 			break;
 		}
-		R = C->locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		R = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
+		r->delay_pending = r->yield_pending = false;
+		n_locked += locked;
 		probe_close(&M, &p, R);
-		if (C->locked)
-			pthread_mutex_unlock(&M.ptl[lt]);
+		if (locked)
+			pthread_mutex_unlock(&M.ptl[lt].lock);
 
-		/* retries = block scans started beyond the first */
+		/* retries = block scans started beyond the first; into the
+		 * segment's counters every 64 reads (one shared cache line
+		 * written on every read would keep readers from scaling) */
 		scans = acc_self.scans;
-		atomic_fetch_add_explicit(&M.hdr->reads, 1, memory_order_relaxed);
-		atomic_fetch_add_explicit(&M.hdr->retries, scans ? scans - 1 : 0, memory_order_relaxed);
+		n_retries += scans ? scans - 1 : 0;
+		if (++n_reads == 64)
+			flush_counts(&n_reads, &n_retries);
 
 		struct violation vio = { 0 };
 		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION) {
@@ -161,12 +233,16 @@ static void *reader_main(void *arg)
 			break;
 		}
 	}
+	flush_counts(&n_reads, &n_retries);
 	acc_self.on_limit = acc_limit_ignore;
 	pthread_mutex_lock(&judged_lock);
 	judged.hw_quiet += r->st.hw_quiet;
 	judged.sw_quiet += r->st.sw_quiet;
 	judged.content_only += r->st.content_only;
 	judged.unjudged += r->st.unjudged;
+	locked_reads += n_locked;
+	delay_add(&delays_sum[0], &r->delay);
+	readers_cpu_s += agents_thread_cpu_s();
 	pthread_mutex_unlock(&judged_lock);
 	rcu_unregister_thread();
 	return NULL;
@@ -197,9 +273,9 @@ static void quiesce(unsigned parties, int ms)
 		atomic_fetch_add(&g_quiesce_gen, 1);
 		usleep(ms * 1000);
 		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&W.stop); lt++) {
-			pthread_mutex_lock(&M.ptl[lt]);
+			pthread_mutex_lock(&M.ptl[lt].lock);
 			agents_check_owed(&W, lt, -1);
-			pthread_mutex_unlock(&M.ptl[lt]);
+			pthread_mutex_unlock(&M.ptl[lt].lock);
 		}
 		atomic_fetch_add(&g_quiesce_gen, 1);
 	}
@@ -237,8 +313,13 @@ static void write_repro(void)
 
 	if (!C->report_dir)
 		return;
-	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s.txt", C->report_dir,
-		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name);
+	if (C->report_dir_create && mkdir(C->report_dir, 0777) && errno != EEXIST) {
+		fprintf(stderr, "hammer: cannot make the reproducer folder %s: %s\n", C->report_dir, strerror(errno));
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s-seed%llu.txt", C->report_dir,
+		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name,
+		 (unsigned long long)C->seed);
 	f = fopen(path, "w");
 	if (!f) {
 		fprintf(stderr, "hammer: cannot write reproducer %s: %s\n", path, strerror(errno));
@@ -248,7 +329,19 @@ static void write_repro(void)
 		first_vio.summary, first_vio.detail, C->cmdline ? C->cmdline : "hammer",
 		(unsigned long long)C->seed);
 	fclose(f);
+	fprintf(stderr, "hammer: reproduce (timing-dependent; rerun a few times) with\n  %s --seed=%llu\n",
+		C->cmdline ? C->cmdline : "hammer", (unsigned long long)C->seed);
 	fprintf(stderr, "hammer: reproducer written to %s\n", path);
+}
+
+static void json_delays(FILE *f, const char *name, const struct delay_totals *d, unsigned threads,
+			double elapsed, bool last)
+{
+	fprintf(f, "\"%s\": {\"points\": %llu, \"taken\": %llu, \"reached\": %llu, \"capped\": %llu, "
+		"\"time_share\": %.3f}%s",
+		name, (unsigned long long)d->points, (unsigned long long)d->taken,
+		(unsigned long long)d->reached, (unsigned long long)d->capped,
+		threads ? d->delayed_ns * 1e-9 / (threads * elapsed) : 0.0, last ? "" : ", ");
 }
 
 static void summary(FILE *f, double elapsed, const char *result)
@@ -258,18 +351,43 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, "{\"variant\": \"%s\", \"mutant\": %s%s%s, \"reader\": \"%s\", \"granule\": \"%s\",\n",
 		C->variant->name, C->variant->mutant ? "\"" : "",
 		C->variant->mutant ? C->variant->mutant : "null", C->variant->mutant ? "\"" : "",
-		C->locked ? "locked" : "lockless", C->variant->granule->name);
+		C->reader_name ? C->reader_name : C->locked ? "locked" : "lockless", C->variant->granule->name);
 	fprintf(f, " \"threads\": {\"readers\": %u, \"writers\": %u, \"hw\": %u}, \"seed\": %llu,\n",
 		C->readers, C->writers, C->hw, (unsigned long long)C->seed);
 	fprintf(f, " \"seconds\": %.2f, \"reads\": %llu, \"reads_per_sec\": %.0f, \"retries_per_read\": %.4f,\n",
 		elapsed, (unsigned long long)reads, reads / elapsed,
 		reads ? (double)atomic_load(&M.hdr->retries) / reads : 0.0);
+	fprintf(f, " \"reads_by_reader\": {\"lockless\": %llu, \"locked\": %llu},\n",
+		(unsigned long long)(reads > locked_reads ? reads - locked_reads : 0),
+		(unsigned long long)locked_reads);
 	fprintf(f, " \"writer_ops\": %llu, \"writer_ops_per_sec\": %.0f, \"hw_ops\": %llu, \"retires\": %llu, \"tlb_flushes\": %llu,\n",
 		(unsigned long long)atomic_load(&M.hdr->writer_ops),
 		atomic_load(&M.hdr->writer_ops) / elapsed,
 		(unsigned long long)atomic_load(&M.hdr->hw_ops),
 		(unsigned long long)atomic_load(&M.hdr->retires),
 		(unsigned long long)atomic_load(&M.hdr->tlb_flushes));
+	fprintf(f, " \"tables\": %u, \"blocks\": %u, \"pinned\": %s, \"writer_ops_per_writer\": [",
+		C->tables, C->blocks, C->pin ? "true" : "false");
+	for (unsigned i = 0; i < C->writers; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)atomic_load(&W.writers[i].ops));
+	fprintf(f, "], \"hw_ops_per_agent\": [");
+	for (unsigned i = 0; i < C->hw; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)atomic_load(&W.hws[i].ops));
+	double wcpu = 0, hcpu = 0;
+
+	for (unsigned i = 0; i < C->writers; i++)
+		wcpu += W.writers[i].cpu_s;
+	for (unsigned i = 0; i < C->hw; i++)
+		hcpu += W.hws[i].cpu_s;
+	fprintf(f, "], \"cpu_seconds\": {\"readers\": %.3f, \"writers\": %.3f, \"hw\": %.3f}",
+		readers_cpu_s, wcpu, hcpu);
+	fprintf(f, ",\n \"delays\": {\"on\": %s, \"share\": %.2f, \"max_us\": %.0f, \"kmax\": %u, \"waits\": \"%s\", ",
+		C->delay.on ? "true" : "false", C->delay.share, C->delay.max_ns * 1e-3, W.delay.kmax,
+		W.delay.sleep ? "sleep" : "spin");
+	json_delays(f, "readers", &delays_sum[0], C->readers, elapsed, false);
+	json_delays(f, "writers", &delays_sum[1], C->writers, elapsed, false);
+	json_delays(f, "hw", &delays_sum[2], C->hw, elapsed, true);
+	fprintf(f, "},\n");
 	fprintf(f, " \"judged\": {\"bits_exact_hw_quiet\": %llu, \"bits_exact_sw_quiet\": %llu, \"content_only\": %llu, \"unjudged\": %llu},\n",
 		(unsigned long long)judged.hw_quiet, (unsigned long long)judged.sw_quiet,
 		(unsigned long long)judged.content_only, (unsigned long long)judged.unjudged);
@@ -287,6 +405,84 @@ static void summary(FILE *f, double elapsed, const char *result)
 		C->expect ? C->expect_text : "clean", result);
 }
 
+/* Under a real-time policy (chrt -f: no preemption) a worker that never
+ * blocks, such as a livelocked reader, keeps its CPU from every other
+ * thread of the same priority, the monitor included: then nobody ends the
+ * run. The monitor (this thread, after the workers inherited the policy)
+ * goes one priority above them. */
+static void monitor_above_workers(void)
+{
+	struct sched_param sp;
+	int policy;
+
+	if (pthread_getschedparam(pthread_self(), &policy, &sp) ||
+	    (policy != SCHED_FIFO && policy != SCHED_RR))
+		return;
+	if (sp.sched_priority >= sched_get_priority_max(policy)) {
+		fprintf(stderr, "hammer: real-time priority %d is the highest: the monitor cannot go above "
+			"the workers (a livelock may then run past --seconds)\n", sp.sched_priority);
+		return;
+	}
+	sp.sched_priority++;
+	if (pthread_setschedparam(pthread_self(), policy, &sp))
+		fprintf(stderr, "hammer: cannot raise the monitor's real-time priority: %s\n", strerror(errno));
+}
+
+/* With no writer thread nothing would ever map a block: map every block
+ * whole first (a whole aligned block is mapped CONT), through the writer
+ * op and the history like any writer's (readers alone then measure
+ * reading folded blocks; hardware alone, updating them). Blocks b % 4 =
+ * 0..3: young, dirty and young, neither, young. */
+static void populate(void)
+{
+	struct writer_ctx ctx = { .m = &M, .rng = C->seed };
+	int touched;
+
+	history_attach(&ctx);
+	for (unsigned lt = 0; lt < M.ntables; lt++) {
+		pthread_mutex_lock(&M.ptl[lt].lock);
+		for (unsigned b = 0; b < M.bpt; b++) {
+			static const unsigned pattern[4] = { OPF_YOUNG, OPF_YOUNG | OPF_DIRTY, 0, OPF_YOUNG };
+			struct op_args a = { .s = 0, .n = M.cont, .flags = OPF_NEW_FOLIO | pattern[b % 4] };
+
+			op_run(&M, &ctx, W.plans, lt, b, OP_MAP, &a, &touched);
+		}
+		pthread_mutex_unlock(&M.ptl[lt].lock);
+	}
+	history_detach();
+}
+
+/* More worker threads than CPUs this process may run on. */
+static bool oversubscribed(const struct stress_cfg *cfg)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return false;
+	return cfg->readers + cfg->writers + cfg->hw > (unsigned)CPU_COUNT(&set);
+}
+
+/* --pin: one thread per CPU of the allowed set (sched_getaffinity), in
+ * slot order (readers, writers, hardware), round robin if there are more
+ * threads than CPUs. */
+static int pin_cpus(struct stress_world *w)
+{
+	cpu_set_t set;
+	static int cpus[CPU_SETSIZE];
+	unsigned n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		fprintf(stderr, "hammer: --pin: sched_getaffinity: %s\n", strerror(errno));
+		return -1;
+	}
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	w->cpus = cpus;
+	w->ncpus = n;
+	return 0;
+}
+
 int stress_run(const struct stress_cfg *cfg)
 {
 	char err[256];
@@ -301,6 +497,14 @@ int stress_run(const struct stress_cfg *cfg)
 	int rc;
 
 	C = cfg;
+	memset(&W, 0, sizeof(W));
+	atomic_store(&g_quiesce_gen, 0);
+	atomic_store(&n_violations, 0);
+	memset(&judged, 0, sizeof(judged));
+	memset(&delays_sum, 0, sizeof(delays_sum));
+	readers_cpu_s = 0;
+	locked_reads = 0;
+	g_signal = 0;
 	kc_bbml2_noabort = cfg->bbml2;
 	plain_access_set_reporter(report_plain_access);
 	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
@@ -312,10 +516,21 @@ int stress_run(const struct stress_cfg *cfg)
 	W.plans = calloc((size_t)cfg->tables * cfg->blocks, sizeof(*W.plans));
 	W.ops = cfg->ops;
 	W.chaos = cfg->chaos;
+	W.delay = cfg->delay;
+	W.delay.sleep = oversubscribed(cfg);
+	if (!W.delay.kmax)
+		W.delay.kmax = delay_kmax_for(M.cont);
+	W.nreaders = cfg->readers;
 	W.report = report_finding;
-	rd = calloc(cfg->readers, sizeof(*rd));
-	wr = calloc(cfg->writers, sizeof(*wr));
-	hw = calloc(cfg->hw, sizeof(*hw));
+	if (cfg->pin && pin_cpus(&W)) {
+		hmm_destroy(&M);
+		return 2;
+	}
+	rd = aligned_alloc(64, ((cfg->readers ? cfg->readers : 1) * sizeof(*rd) + 63) / 64 * 64);
+	if (rd)
+		memset(rd, 0, (cfg->readers ? cfg->readers : 1) * sizeof(*rd));
+	wr = agents_alloc(cfg->writers);
+	hw = agents_alloc(cfg->hw);
 	if (!W.plans || !rd || !wr || !hw) {
 		fprintf(stderr, "hammer: out of memory\n");
 		hmm_destroy(&M);
@@ -330,13 +545,23 @@ int stress_run(const struct stress_cfg *cfg)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
+	if (!cfg->writers)
+		populate();
+	/* writers and hardware first: readers aim at what they do */
+	if (agents_start(&W, wr, cfg->writers, hw, cfg->hw, cfg->seed)) {
+		fprintf(stderr, "hammer: cannot start the writer and hardware threads\n");
+		exit(2);
+	}
 	for (unsigned i = 0; i < cfg->readers; i++) {
 		rd[i].rng = cfg->seed * 1000003 + i;
-		pthread_create(&rd[i].th, NULL, reader_main, &rd[i]);
+		rd[i].index = i;
+		if (pthread_create(&rd[i].th, NULL, reader_main, &rd[i])) {
+			fprintf(stderr, "hammer: cannot start reader thread %u\n", i);
+			exit(2);
+		}
 	}
-	agents_start_writers(&W, wr, cfg->writers, cfg->seed);
-	agents_start_hw(&W, hw, cfg->hw, cfg->seed);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	monitor_above_workers();
 
 	t0 = now_s();
 	t_end = t0 + cfg->seconds;
@@ -362,6 +587,10 @@ int stress_run(const struct stress_cfg *cfg)
 		pthread_join(rd[i].th, NULL);
 	agents_join(wr, cfg->writers);
 	agents_join(hw, cfg->hw);
+	for (unsigned i = 0; i < cfg->writers; i++)
+		delay_add(&delays_sum[1], &wr[i].delay);
+	for (unsigned i = 0; i < cfg->hw; i++)
+		delay_add(&delays_sum[2], &hw[i].delay);
 	/* Final writer-vs-hardware check with everything stopped. */
 	if (!atomic_load(&n_violations) || cfg->keep_going)
 		for (unsigned lt = 0; lt < M.ntables; lt++)
@@ -378,7 +607,7 @@ int stress_run(const struct stress_cfg *cfg)
 			(unsigned long long)atomic_load(&n_violations), cfg->variant->name,
 			cfg->variant->mutant ? " (planted: " : "",
 			cfg->variant->mutant ? cfg->variant->what : "",
-			cfg->variant->granule->name, cfg->locked ? "locked" : "lockless",
+			cfg->variant->granule->name, cfg->reader_name,
 			first_vio.summary, first_vio.detail);
 		write_repro();
 	}
@@ -396,6 +625,14 @@ int stress_run(const struct stress_cfg *cfg)
 	} else {
 		result = atomic_load(&n_violations) ? "violation" : "clean";
 		rc = atomic_load(&n_violations) ? 1 : 0;
+	}
+	if (cfg->readers) {
+		uint64_t reads = atomic_load(&M.hdr->reads);
+
+		fprintf(stderr, "hammer: reads: %llu through ptep_get_lockless, "
+			"%llu through ptep_get (the locked gather, under the PTL)\n",
+			(unsigned long long)(reads > locked_reads ? reads - locked_reads : 0),
+			(unsigned long long)locked_reads);
 	}
 	FILE *jf = stdout;
 	if (cfg->json_path && !(jf = fopen(cfg->json_path, "w"))) {

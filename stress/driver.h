@@ -14,24 +14,31 @@
 #include "core/pte.h"
 #include "core/variant.h"
 #include "core/violation.h"
+#include "stress/delay.h"
 
 struct stress_cfg {
 	const struct variant *variant;
 	bool locked;                 /* readers take the PTL and use ptep_get */
+	bool both_readers;           /* --reader=all (the default): lockless reads
+					and, one in four, the locked gather */
+	const char *reader_name;     /* --reader as given (lockless, early-exit, ...) */
 	unsigned readers, writers, hw;
 	unsigned tables, blocks;
 	double seconds;
 	uint64_t seed;
 	uint32_t ops;                /* mask of enum op */
 	unsigned chaos;              /* writers yield 1-in-N accesses (0 = never) */
+	struct delay_params delay;   /* timed delays (stress/delay.h) */
+	bool pin;                    /* one thread per CPU of the allowed set */
 	unsigned expect;             /* mask of 1 << enum vkind; 0: expect a clean run */
 	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;
 	bool bbml2;
 	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */
 	const char *report_dir;      /* where to write the reproducer, or NULL */
+	bool report_dir_create;      /* the default folder: made on first use */
 	const char *json_path;       /* summary JSON file, or NULL for stdout */
-	const char *cmdline;         /* for the reproducer */
+	const char *cmdline;         /* the reproducer's command, less --seed */
 };
 
 /* Exit codes: 0 clean (or the expected violation found), 1 violation (or
@@ -41,5 +48,7 @@ int stress_run(const struct stress_cfg *cfg);
 /* Parse argv into cfg (hammer's flags); returns 0, or 2 with a message on
  * stderr for bad usage, or 3 for --help/--list (printed, exit 0). */
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg);
+const char *stress_caller_dir(void);
+const char *stress_caller_path(const char *p);
 
 #endif

@@ -185,6 +185,14 @@ static void describe(const struct judging *J, const char *why, const char *const
 	char *buf = J->out->detail, src[128];
 	size_t len = sizeof(J->out->detail), off = 0;
 
+	J->out->has_read = true;
+	J->out->lt = o->lt;
+	J->out->block = o->block;
+	J->out->target = o->t;
+	J->out->named[0] = J->out->named[1] = 0;
+	for (unsigned j = 0; j < cont && j < 128; j++)
+		if (named[j])
+			J->out->named[j / 64] |= 1ull << (j % 64);
 	put(buf, len, &off, "  reader:  %s of table %u, block %u, target entry %u (table page %u%s)\n",
 	    o->locked ? "locked gather (ptep_get, under the PTL)" : "lockless (ptep_get_lockless)",
 	    o->lt, o->block, o->t, o->slot, o->moved ? "; the table moved during the read" : "");

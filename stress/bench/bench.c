@@ -14,7 +14,7 @@
  *     over the same entries, no writers; the issue's target is <= 1.5.
  * These are printed figures, never assertions. Run time is bounded by
  * --seconds-per-case (default 0.5 s: about 15 s in all); progress goes to
- * stderr. The early-exit patch's own scenarios are in stress/bench_seed002.c.
+ * stderr. The early-exit patch's own scenarios are in stress/bench/bench_seed002.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -240,7 +240,7 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			uint64_t *e, hits;
 
 			if (locked)
-				pthread_mutex_lock(&M.ptl[lt]);
+				pthread_mutex_lock(&M.ptl[lt].lock);
 			rcu_read_lock();
 			slot = rcu_dereference(M.tables[lt]);
 			TSAN_RCU_CONSUME(slot);
@@ -251,7 +251,7 @@ static void reader_loop(read_fn f, bool locked, double secs, uint64_t *rng, stru
 			TSAN_RCU_READ_END();
 			rcu_read_unlock();
 			if (locked)
-				pthread_mutex_unlock(&M.ptl[lt]);
+				pthread_mutex_unlock(&M.ptl[lt].lock);
 			st->scans += hits;
 			st->retries += hits ? hits - 1 : 0;
 			st->cont_reads += hits != 0;
@@ -274,7 +274,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 		       uint64_t seed, struct result *res)
 {
 	char err[256];
-	struct agent wr, hw;
+	struct agent wr = { 0 }, hw = { 0 };
 	uint64_t rng = seed * 1000003 + 1;
 	read_fn f = rd->locked ? v->ptep_get : v->ptep_get_lockless;
 	struct wstats st;
@@ -296,7 +296,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 	res->quiet_ns = st.wall_ns / st.reads;
 
 	atomic_store(&W.stop, 0);
-	if (agents_start_writers(&W, &wr, 1, seed) || agents_start_hw(&W, &hw, 1, seed)) {
+	if (agents_start(&W, &wr, 1, &hw, 1, seed)) {
 		fprintf(stderr, "bench: cannot start the writer and hardware threads\n");
 		return -1;
 	}
@@ -329,6 +329,7 @@ static int writer_case(const struct reader_desc *rd, const struct variant *v, co
 static const char usage[] =
 	"usage: bench [--seconds-per-case=S] [--pattern=P] [--granule=G[,G]] [--writers=OPS]\n"
 	"             [--seed=N]\n"
+	"       bench --scaling [...]   threads per core and time to detection (--scaling --help)\n"
 	"  --seconds-per-case=S  time of each measurement (default 0.5; the whole run\n"
 	"                        takes about 30*S seconds)\n"
 	"  --pattern=P           young/dirty pattern of the blocks: young (default),\n"
@@ -498,9 +499,16 @@ static void print_tables(const struct opts *o)
 	printf("\nThe early-exit patch's scenarios (instruction counts under callgrind): stress/bench/bench-seed002\n");
 }
 
+int scaling_main(int argc, char **argv);     /* stress/bench/scaling.c */
+
 int main(int argc, char **argv)
 {
 	struct opts o;
+
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--scaling"))
+			return scaling_main(argc, argv);
+
 	int rc = parse(argc, argv, &o);
 	unsigned ncase = 0, icase = 0;
 	double t_start = now_ns();

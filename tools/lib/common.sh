@@ -40,10 +40,28 @@ parse_granule() {
 
 bazel_errors=""
 bazel_build() {
-  local out
-  if out=$(cd "$ws" && bazel build --color=no --noshow_progress "$@" 2>&1); then
-    return 0
-  fi
+  local out log pid rc start=$SECONDS said_wait=0 next=15
+  log=$(mktemp) || die "cannot make a temporary file"
+  (cd "$ws" && exec bazel build --color=no --noshow_progress "$@") >"$log" 2>&1 &
+  pid=$!
+  trap 'kill "$pid" 2>/dev/null; exit 130' INT
+  trap 'kill "$pid" 2>/dev/null; exit 143' TERM
+  # Bazel is quiet with --noshow_progress: say what is being waited for.
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 0.2
+    if [[ $said_wait = 0 ]] && grep -q "Another command" "$log"; then
+      echo "$tool: waiting for another Bazel command in $ws to finish ($(grep -o 'Another command[^.]*' "$log" | head -1))" >&2
+      said_wait=1
+    elif [[ $((SECONDS - start)) -ge $next ]]; then
+      echo "$tool: still building ($((SECONDS - start)) s) ..." >&2
+      next=$((next + 30))
+    fi
+  done
+  wait "$pid"; rc=$?
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  out=$(cat "$log"); rm -f "$log"
+  [[ $rc = 0 ]] && return 0
   bazel_errors=$(grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT|Use --(sandbox_debug|verbose_failures))' <<<"$out" |
     grep -v '^$')
   return 1
@@ -89,6 +107,65 @@ subject_check() {
       [[ -f "$subject_patch" && -r "$subject_patch" ]] || die "cannot read patch '$subject_patch'"
     fi
   fi
+  return 0
+}
+
+# subject_record: after subject_check, sets subject_desc, the one-line
+# `subject` record tools/explore stores in saved scripts so that tools/repro
+# FILE alone rebuilds the same variant (paths absolute, contents hashed):
+#   plugin sha256=HASH FILE
+#   kernel_tree sha256=HASH TREE [patch_sha256=HASH PATCH]
+subject_record() {
+  local p
+  subject_desc=""
+  for p in "$subject_file" "$subject_tree" "$subject_patch"; do
+    [[ "$p" =~ [[:space:]] ]] && {
+      echo "$tool: note: '$p' contains white space; saved scripts will not record it (give tools/repro the same option)" >&2
+      return 0
+    }
+  done
+  if [[ -n "$subject_file" ]]; then
+    subject_desc="plugin sha256=$(sha256 "$subject_file") $subject_file"
+  elif [[ -n "$subject_tree" ]]; then
+    subject_desc="kernel_tree sha256=$(sha256 "$subject_what") ${subject_tree%/}"
+    [[ -n "$subject_patch" ]] && subject_desc+=" patch_sha256=$(sha256 "$subject_patch") $subject_patch"
+  fi
+  return 0
+}
+
+sha256() { sha256sum <"$1" | cut -d' ' -f1; }
+
+# subject_from_script FILE: sets reader / tree / patch from the script's
+# `subject` line (none: nothing set), checking that each file still exists
+# and still has the recorded content (a changed file is replayed with a
+# warning: the interleaving may no longer mean the same thing).
+subject_from_script() {
+  local line kind h1 p1 h2 p2
+  line=$(sed -n 's/^subject[[:space:]]\+//p' "$1" 2>/dev/null | head -1)
+  [[ -n "$line" ]] || return 0
+  read -r kind h1 p1 h2 p2 <<<"$line"
+  h1=${h1#sha256=} h2=${h2#patch_sha256=}
+  case "$kind" in
+    plugin)
+      [[ -f "$p1" ]] || die "$1 was found on the plug-in file $p1, which no longer exists; give tools/repro --reader-file PATH (a copy of that file, sha256 $h1)"
+      reader=$p1 ;;
+    kernel_tree)
+      [[ -f "$p1/arch/arm64/mm/contpte.c" ]] ||
+        die "$1 was found on the kernel tree $p1, which no longer has arch/arm64/mm/contpte.c; give tools/repro --kernel-tree PATH (contpte.c with sha256 $h1)${p2:+ --patch PATH (sha256 $h2)}"
+      tree=$p1
+      if [[ -n "$p2" ]]; then
+        [[ -f "$p2" ]] || die "$1 was found on $p1 with the patch $p2, which no longer exists; give tools/repro --kernel-tree $p1 --patch PATH (a copy of that patch, sha256 $h2)"
+        patch=$p2
+      fi ;;
+    *) die "$1: unknown subject '$kind' (plugin or kernel_tree); give --reader-file or --kernel-tree" ;;
+  esac
+  local f=${reader:-$p1/arch/arm64/mm/contpte.c}
+  [[ "$(sha256 "$f")" == "$h1" ]] ||
+    echo "$tool: warning: $f changed since the script was saved (sha256 $h1 then); replaying on the file as it is now" >&2
+  if [[ -n "$p2" && "$(sha256 "$p2")" != "$h2" ]]; then
+    echo "$tool: warning: $p2 changed since the script was saved (sha256 $h2 then); replaying with the patch as it is now" >&2
+  fi
+  echo "$tool: replaying on $kind ${reader:-$tree}${patch:+ with $patch} (from the script's subject line)" >&2
   return 0
 }
 

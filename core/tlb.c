@@ -1,0 +1,256 @@
+/* core/tlb.c - translation caches of the hardware agents (see core/tlb.h). */
+#include "core/tlb.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/access.h"
+#include "core/hw.h"
+#include "core/mm.h"
+#include "core/rcu_tsan.h"
+#include "core/rng.h"
+
+static void lock(struct tlb *t)
+{
+	while (atomic_flag_test_and_set_explicit(&t->lock, memory_order_acquire))
+		;
+}
+
+static void unlock(struct tlb *t)
+{
+	atomic_flag_clear_explicit(&t->lock, memory_order_release);
+}
+
+int tlb_attach(struct harness_mm *m, struct tlb *t, unsigned cap, enum tlb_evict evict,
+	       uint64_t seed)
+{
+	memset(t, 0, sizeof(*t));
+	atomic_flag_clear(&t->lock);
+	t->cap = cap < TLB_MAX_ENTRIES ? cap : TLB_MAX_ENTRIES;
+	t->evict = evict;
+	t->rng = seed;
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *none = NULL;
+
+		if (atomic_compare_exchange_strong(&m->tlbs[i], &none, t))
+			return 0;
+	}
+	return -1;
+}
+
+void tlb_detach(struct harness_mm *m, struct tlb *t)
+{
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *me = t;
+
+		atomic_compare_exchange_strong(&m->tlbs[i], &me, NULL);
+	}
+}
+
+static bool covers(const struct tlb_entry *e, unsigned lt, unsigned idx)
+{
+	return e->used && e->lt == lt && idx >= e->first && idx < e->first + e->npages;
+}
+
+static bool overlaps(const struct tlb_entry *e, unsigned lt, unsigned first, unsigned n)
+{
+	return e->used && e->lt == lt && first < e->first + e->npages && e->first < first + n;
+}
+
+/* A translation grants more than the table now does: another output
+ * address, an entry that is gone, or write permission taken away. */
+static const char *stale_because(const struct tlb_entry *e, uint64_t now, unsigned idx,
+				 bool write, unsigned shift)
+{
+	uint64_t expect_pfn = pm_pfn(e->pte, shift) + idx - e->walked;
+
+	if (!pm_valid(now))
+		return "the entry is no longer valid";
+	if (pm_pfn(now, shift) != expect_pfn)
+		return "the entry maps another page now";
+	if (write && pm_hw_dirty(e->pte) && !pm_write(now))
+		return "the entry is no longer writable";
+	return NULL;
+}
+
+static void report_stale(struct harness_mm *m, const struct tlb_entry *e, unsigned lt,
+			 unsigned idx, bool write, uint64_t now, const char *why,
+			 struct violation *out)
+{
+	unsigned shift = m->g->page_shift;
+
+	out->kind = VK_STALE_TLB;
+	snprintf(out->summary, sizeof(out->summary),
+		 "stale_tlb_access: a hardware %s of table %u entry %u went through a cached translation: %s",
+		 write ? "write" : "read", lt, idx, why);
+	snprintf(out->detail, sizeof(out->detail),
+		 "  cached translation (walked at entry %u, covering entries %u-%u): %s\n"
+		 "  the table entry now:                                   %s\n"
+		 "  the software change that took this away had completed, with the TLB\n"
+		 "  invalidation it needed; the TLB still held the old translation.\n",
+		 e->walked, e->first, e->first + e->npages - 1, pm_format(e->pte, shift).s,
+		 pm_format(now, shift).s);
+}
+
+/* Walk: the table's descriptor after the HAFDBS update (core/hw.c). */
+static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
+{
+	struct slot_hdr *slot;
+	uint64_t v;
+
+	rcu_read_lock();
+	slot = rcu_dereference(m->tables[lt]);
+	TSAN_RCU_CONSUME(slot);
+	v = hw_walk(hmm_hist(m, lt, b), hmm_slot_entries(m, slot) + b * m->cont + j, j, write);
+	TSAN_RCU_READ_END();
+	rcu_read_unlock();
+	return v;
+}
+
+static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx, uint64_t pte,
+		 uint64_t gen, struct violation *out, bool *bad)
+{
+	unsigned cont = m->cont, first = idx, n = 1, slot = t->cap;
+	struct tlb_entry *e;
+
+	if (pm_valid_cont(pte)) {            /* one translation for the block */
+		first = idx - idx % cont;
+		n = cont;
+	}
+	lock(t);
+	if (atomic_load(&t->gen) != gen) {   /* an invalidation raced the walk */
+		t->st.discarded++;
+		unlock(t);
+		return;
+	}
+	for (unsigned i = 0; i < t->cap; i++) {
+		e = &t->e[i];
+		if (!overlaps(e, lt, first, n))
+			continue;
+		if ((e->first != first || e->npages != n) && !kc_bbml2_noabort && !*bad) {
+			/* a second translation of the same addresses, of another size */
+			out->kind = VK_TLB_CONFLICT;
+			snprintf(out->summary, sizeof(out->summary),
+				 "tlb_conflict: a TLB holds two translations of table %u entry %u (entries %u-%u and %u-%u)",
+				 lt, idx, e->first, e->first + e->npages - 1, first, first + n - 1);
+			snprintf(out->detail, sizeof(out->detail),
+				 "  cached:     %s (entries %u-%u)\n"
+				 "  just walked: %s (entries %u-%u)\n"
+				 "  a CONT block and a page of it (or two blocks) at once: a TLB conflict\n"
+				 "  abort on arm64 unless the CPU has BBML2_NOABORT. The entries changed\n"
+				 "  size without a completed TLB invalidation in between.\n",
+				 pm_format(e->pte, m->g->page_shift).s, e->first, e->first + e->npages - 1,
+				 pm_format(pte, m->g->page_shift).s, first, first + n - 1);
+			*bad = true;
+		}
+		e->used = false;             /* the walk replaces it */
+	}
+	for (unsigned i = 0; i < t->cap && slot == t->cap; i++)
+		if (!t->e[i].used)
+			slot = i;
+	if (slot == t->cap) {                /* full: evict */
+		if (t->evict == TLB_EVICT_RANDOM) {
+			slot = rng_below(&t->rng, t->cap);
+		} else {
+			slot = 0;
+			for (unsigned i = 1; i < t->cap; i++)
+				if (t->e[i].last_use < t->e[slot].last_use)
+					slot = i;
+		}
+		t->st.evictions++;
+	}
+	t->e[slot] = (struct tlb_entry){ .used = true, .lt = lt, .first = first, .npages = n,
+					 .walked = idx, .pte = pte, .last_use = ++t->clock };
+	t->st.fills++;
+	unlock(t);
+}
+
+enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned b,
+			    unsigned j, bool write, struct violation *out)
+{
+	unsigned idx = b * m->cont + j;
+	uint64_t gen, v;
+	bool bad = false;
+
+	if (t && t->cap) {
+		lock(t);
+		for (unsigned i = 0; i < t->cap; i++) {
+			struct tlb_entry *e = &t->e[i];
+
+			if (!covers(e, lt, idx))
+				continue;
+			/* a write through a clean (or read-only) translation needs
+			 * the table: the walk sets dirty, or faults */
+			if (write && !pm_hw_dirty(e->pte)) {
+				e->used = false;
+				t->st.upgrades++;
+				break;
+			}
+			e->last_use = ++t->clock;
+			t->st.hits++;
+			struct tlb_entry seen = *e;
+			unlock(t);
+			/* the table as software left it (hardware only ever adds
+			 * AF and dirty, which the check ignores) */
+			struct block_hist *h = hmm_hist(m, lt, b);
+			uint64_t now = acc_peek(hmm_slot_entries(m, m->tables[lt]) + idx);
+			const char *why = stale_because(&seen, now, idx, write, m->g->page_shift);
+
+			if (why && hmm_settled(h, j)) {
+				report_stale(m, &seen, lt, idx, write, now, why, out);
+				return TLB_BAD;
+			}
+			if (hmm_page_freed(m, pm_pfn(seen.pte, m->g->page_shift) + idx - seen.walked)) {
+				report_stale(m, &seen, lt, idx, write, now,
+					     "the page it maps was freed while this translation was still cached", out);
+				return TLB_BAD;
+			}
+			return TLB_HIT;
+		}
+		if (!bad)
+			t->st.misses++;
+		gen = atomic_load(&t->gen);
+		unlock(t);
+	} else {
+		gen = 0;
+	}
+	v = walk(m, lt, b, j, write);
+	if (!pm_valid(v) || (write && !pm_write(v)))
+		return TLB_FAULT;
+	if (t && t->cap)
+		fill(m, t, lt, idx, v, gen, out, &bad);
+	return bad ? TLB_BAD : TLB_WALKED;
+}
+
+void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	unsigned long base = hmm_addr(m, 0, 0), shift = m->g->page_shift;
+	unsigned long lo = start < base ? 0 : (start - base) >> shift;
+	unsigned long hi = end <= base ? 0 : (end - base + (1UL << shift) - 1) >> shift;
+	unsigned long total = (unsigned long)m->ntables * m->ept;
+
+	if (hi > total)
+		hi = total;
+	if (lo >= hi)
+		return;
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *t = atomic_load(&m->tlbs[i]);
+
+		if (!t)
+			continue;
+		lock(t);
+		atomic_fetch_add(&t->gen, 1);
+		for (unsigned k = 0; k < t->cap; k++) {
+			struct tlb_entry *e = &t->e[k];
+			unsigned long a = (unsigned long)e->lt * m->ept + e->first;
+
+			if (e->used && a < hi && lo < a + e->npages) {
+				e->used = false;
+				t->st.invalidated++;
+			}
+		}
+		unlock(t);
+	}
+	/* break-before-make: the invalidation of these entries is complete */
+	hmm_invalidated(m, lo, hi);
+}

@@ -1,0 +1,103 @@
+/*
+ * core/tlb.h - the translation caches of the hardware agents, and
+ * break-before-make (the domain description §8, docs/tlb.md).
+ *
+ * Each hardware agent (a CPU or an SMMU touching pages) may have a TLB. An
+ * access looks its address up there first. On a miss (or a write through a
+ * cached clean translation: a permission upgrade) the agent walks the table:
+ * the FEAT_HAFDBS update of AF and dirty happens in the table then (core/hw.c)
+ * and the resulting descriptor is cached, a valid CONT entry as one
+ * translation for its whole block. A read through a cached translation
+ * writes nothing: that is why clearing AF without a flush makes aging
+ * imprecise. Capacity and eviction (LRU or random) are parameters.
+ *
+ * Software writers invalidate through the kernel's flush helpers
+ * (core/kcompat.h: __flush_tlb_range, flush_tlb_page, _nosync variants,
+ * flush_tlb_mm), which reach kc_tlb_flush (core/mm.c): a synchronous flush
+ * removes the range from every agent's TLB at once; a _nosync one is
+ * pending until the issuing thread's next DSB (kc_tlb_sync), the point the
+ * kernel relies on it. A walk racing with an invalidation does not fill.
+ *
+ * The checks (core/oracle/writers.c reports them):
+ *   tlb_conflict      a TLB holds two translations of one address (a CONT
+ *                     block and a page of it), which arm64 may abort on,
+ *                     unless the CPU has BBML2_NOABORT (--bbml2);
+ *   stale_tlb_access  an access through a cached translation that grants
+ *                     what the table no longer does (another output
+ *                     address, an entry that is gone, write permission
+ *                     taken away), after the software change that took it
+ *                     away completed with its flush; or an access to a
+ *                     page that was freed while a translation to it was
+ *                     still cached;
+ *   bbm_violation     (the rule on software's stores, core/oracle/history.c)
+ *                     a valid entry's output address, size or CONT bit
+ *                     changed without first making it invalid and
+ *                     completing a TLB invalidation for it (BBML2_NOABORT
+ *                     allows a change of the CONT bit alone).
+ */
+#ifndef CORE_TLB_H
+#define CORE_TLB_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/violation.h"
+
+struct harness_mm;
+
+#define TLB_MAX_ENTRIES 256
+#define TLB_MAX_AGENTS 16
+
+enum tlb_evict { TLB_EVICT_LRU, TLB_EVICT_RANDOM };
+
+struct tlb_entry {
+	bool used;
+	unsigned lt;                /* the logical table walked */
+	unsigned first, npages;     /* table indices covered: one, or a block */
+	unsigned walked;            /* the index whose descriptor was walked */
+	uint64_t pte;               /* that descriptor, as the walk left it */
+	uint64_t last_use;          /* LRU */
+};
+
+struct tlb_stats {
+	uint64_t hits, misses, upgrades, fills, evictions, invalidated, discarded;
+};
+
+struct tlb {
+	struct tlb_entry e[TLB_MAX_ENTRIES];
+	unsigned cap;               /* entries; 0: no TLB (every access walks) */
+	enum tlb_evict evict;
+	uint64_t rng, clock;
+	atomic_flag lock;           /* invalidations come from writer threads */
+	_Atomic uint64_t gen;       /* bumped by every invalidation of this TLB */
+	struct tlb_stats st;
+};
+
+/* What an access did. */
+enum tlb_outcome {
+	TLB_HIT,        /* through a cached translation: the table untouched */
+	TLB_WALKED,     /* walked the table (and filled, unless raced) */
+	TLB_FAULT,      /* the entry is not valid (or a write to read-only) */
+	TLB_BAD,        /* a violation: *out says which */
+};
+
+/* A TLB of cap entries (at most TLB_MAX_ENTRIES), attached to m so that
+ * invalidations reach it. -1 if m has TLB_MAX_AGENTS already. */
+int tlb_attach(struct harness_mm *m, struct tlb *t, unsigned cap, enum tlb_evict evict,
+	       uint64_t seed);
+void tlb_detach(struct harness_mm *m, struct tlb *t);
+
+/* One hardware access (write or read) to entry j of block b of logical
+ * table lt, through t. */
+enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned b,
+			    unsigned j, bool write, struct violation *out);
+
+/* Remove [start, end) (virtual addresses of m) from every attached TLB
+ * and complete the invalidation for break-before-make. */
+void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end);
+
+/* The harness's BBML2_NOABORT switch (kc_bbml2_noabort) decides what
+ * tlb_conflict and bbm_violation allow. */
+
+#endif
