@@ -3,8 +3,8 @@
  * tools/triage, fuzz/bench/ttfd) need from the engine about one crash file:
  *
  *   fuzztool info FILE... [--target=VARIANT[:GRANULE]]
- *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE"; OUTCOME is
- *       a violation kind, "clean", "limit" or "rejected"
+ *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE<TAB>CONTEXT";
+ *       OUTCOME is a violation kind, "clean", "limit" or "rejected"
  *   fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]
  *       rewrite FILE as the harness ran it (the target's variant and granule
  *       in place of the seed's), with "expect" set to what the run gives;
@@ -33,18 +33,19 @@
  * harness (fuzz/harness.c) overrides both, so crash files from a campaign
  * must be read with the campaign's target to reproduce.
  *
- * The signature (tools/triage groups crashes by it):
- *   KIND|VARIANT|GRANULE|DETECTOR|OTHERS
- * DETECTOR is the instruction that reported the violation (the read that
- * returned a bad entry, the writer op whose owed-bits check failed, or
- * "end" for the end-of-run check); OTHERS is the sorted set of the other
- * threads' instructions that changed shared memory (a store, an RMW that
- * changed the word, an RCU publish, a grace period) between the start of
- * the detector's instruction and the violation. Unlike "the instruction
- * kinds of every thread" it ignores bystanders: instructions that ran
- * before the detecting one started, or that only loaded, cannot have
- * caused what it saw, so two crashes that differ only in such padding
- * (which the fuzzer adds freely) fall into one group.
+ * The signature (tools/triage groups crashes by it): one planted bug, one
+ * group.
+ *   KIND|VARIANT|GRANULE|DETECTOR
+ * DETECTOR is the instruction that reported the violation, i.e. the
+ * subject's entry point whose result or effect was wrong: "read" (its
+ * ptep_get_lockless), "read_locked" (ptep_get), a writer op's name (its
+ * postcondition or owed-bits check), "fault" (the faulting device's
+ * fix-up), or "end" for the end-of-run check. What the other threads did
+ * meanwhile is not part of it: one bug is reached through many
+ * interleavings, and grouping by them split one planted bug into 25
+ * groups. info prints that context as a fifth field (the sorted set of the
+ * other threads' instructions that changed shared memory while the
+ * detector ran), for a reader of the triage.
  *
  * Exit: 0 done, 1 (info) some file was not a violation, 2 bad usage or an
  * unreadable / undecodable file.
@@ -206,7 +207,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void signature(const struct script *s, const struct run_result *r, char *out, size_t len)
+/* The group key into out, the other threads' part into ctx (see above). */
+static void signature(const struct script *s, const struct run_result *r, char *out, size_t len,
+		      char *ctx, size_t clen)
 {
 	const char *others[SCRIPT_MAX_THREADS * SCRIPT_MAX_INSTRS];
 	bool seen[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS] = { { false } };
@@ -240,13 +243,14 @@ static void signature(const struct script *s, const struct run_result *r, char *
 		others[n++] = instr_name(s->prog[ev->tid][ev->instr].op);
 	}
 	qsort(others, n, sizeof(*others), cmp_str);
-	o = (size_t)snprintf(out, len, "%s|%s|%uk|%s|", outcome(r), s->variant, s->granule_kb, det);
-	for (unsigned i = 0; i < n && o < len; i++)
+	snprintf(out, len, "%s|%s|%uk|%s", outcome(r), s->variant, s->granule_kb, det);
+	o = 0;
+	ctx[0] = 0;
+	for (unsigned i = 0; i < n && o < clen; i++)
 		if (i == 0 || strcmp(others[i], others[i - 1]))
-			o += (size_t)snprintf(out + o, len - o, "%s%s", o > 0 && out[o - 1] != '|' ? "," : "",
-					      others[i]);
-	if (!n && o < len)
-		snprintf(out + o, len - o, "-");
+			o += (size_t)snprintf(ctx + o, clen - o, "%s%s", o ? "," : "", others[i]);
+	if (!n)
+		snprintf(ctx, clen, "-");
 }
 
 static unsigned nruns = FUZZ_RUNS_DEFAULT;
@@ -295,7 +299,7 @@ static int cmd_info(int argc, char **argv)
 		struct run_result r;
 		const struct variant *v;
 		const char *why;
-		char sig[512];
+		char sig[512], ctx[512];
 		struct stat st;
 
 		if (argv[i][0] == '-')
@@ -319,9 +323,9 @@ static int cmd_info(int argc, char **argv)
 			rc = 2;
 			continue;
 		}
-		signature(&s, &r, sig, sizeof(sig));
-		printf("%s\t%s\t%s\t%lld\n", argv[i], outcome(&r), sig,
-		       stat(argv[i], &st) ? -1LL : (long long)st.st_size);
+		signature(&s, &r, sig, sizeof(sig), ctx, sizeof(ctx));
+		printf("%s\t%s\t%s\t%lld\t%s\n", argv[i], outcome(&r), sig,
+		       stat(argv[i], &st) ? -1LL : (long long)st.st_size, ctx);
 		if (r.status != RS_VIOLATION && rc < 1)
 			rc = 1;
 	}
