@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/bbm.h"
 #include "core/oob.h"
 #include "core/plain_access.h"
 #include "core/rcu_tsan.h"
+#include "core/tlb.h"
 
 #ifdef CORE_TSAN
 char rcu_tsan_gp_token;
@@ -104,8 +106,13 @@ void kc_set_table(struct mm_struct *mm, pgtable_t *slot, pgtable_t table)
 
 void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
-	(void)start; (void)end;
-	atomic_fetch_add_explicit(&hmm_of(mm)->hdr->tlb_flushes, 1, memory_order_relaxed);
+	struct harness_mm *m = hmm_of(mm);
+
+	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
+	/* With the TLB model on, every flush helper (the _nosync ones too:
+	 * docs/tlb.md) removes the range from the agents' TLBs and completes. */
+	if (m->tlb_on)
+		tlb_invalidate(m, start, end);
 }
 
 bool hmm_retire_table(struct harness_mm *m, unsigned lt)
@@ -205,7 +212,8 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->tables = calloc(ntables, sizeof(*m->tables));
 	m->ptl = aligned_alloc(64, ntables * sizeof(*m->ptl));
 	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
-	if (!m->tables || !m->ptl || !m->free_fifo) {
+	m->bbm = calloc((size_t)ntables * m->ept, sizeof(*m->bbm));
+	if (!m->tables || !m->ptl || !m->free_fifo || !m->bbm) {
 		snprintf(err, errlen, "out of memory");
 		hmm_destroy(m);
 		return -1;
@@ -268,6 +276,7 @@ void hmm_reset(struct harness_mm *m)
 		m->tables[lt] = slot_alloc(m, lt);
 	atomic_store(&m->next_folio, 1ULL << 20);
 	atomic_store(&m->pending_frees, 0);
+	bbm_reset(m);
 	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
 	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
 }
@@ -294,6 +303,8 @@ void hmm_destroy(struct harness_mm *m)
 	free(m->tables);
 	free(m->ptl);
 	free(m->free_fifo);
+	free(m->bbm);
+	m->bbm = NULL;
 	m->seg = NULL;
 	m->memfd = -1;
 	m->tables = NULL;

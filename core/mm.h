@@ -104,6 +104,10 @@ struct hmm_ptl {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
+struct tlb;
+struct bbm_entry;
+#define HMM_MAX_TLBS 16
+
 struct harness_mm {
 	struct mm_struct mm;            /* what kernel code sees */
 	struct vm_area_struct vma;
@@ -125,6 +129,13 @@ struct harness_mm {
 	unsigned free_head, free_count;
 	_Alignas(64) _Atomic uint64_t next_folio;   /* next fresh folio's pfn (CONT-aligned) */
 	_Alignas(64) _Atomic uint64_t pending_frees;
+	/* The TLB model (core/tlb.h; --tlb): off (0) unless a driver turns it
+	 * on; then flushes invalidate the attached TLBs and software stores go
+	 * through the break-before-make monitor (core/bbm.h), one state per
+	 * entry of every logical table (ntables * ept). */
+	int tlb_on;
+	struct tlb *_Atomic tlbs[HMM_MAX_TLBS];
+	struct bbm_entry *bbm;
 };
 
 /* Create the segment and the tables. On failure returns -1 with err set. */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/access.h"
+#include "core/bbm.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"
@@ -57,19 +58,25 @@ static bool overlaps(const struct tlb_entry *e, unsigned lt, unsigned first, uns
 	return e->used && e->lt == lt && first < e->first + e->npages && e->first < first + n;
 }
 
-/* A translation grants more than the table now does: another output
- * address, an entry that is gone, or write permission taken away. */
+/* Does translation e, at entry idx, grant what the table's value now no
+ * longer does? "r": to any access (the entry is gone or maps another page);
+ * "w": to a write (the translation is dirty-writable, the table is not:
+ * the write would skip the dirty update or break write protection). */
 static const char *stale_because(const struct tlb_entry *e, uint64_t now, unsigned idx,
-				 bool write, unsigned shift)
+				 unsigned shift, bool *write_only)
 {
 	uint64_t expect_pfn = pm_pfn(e->pte, shift) + idx - e->walked;
 
+	*write_only = false;
 	if (!pm_valid(now))
-		return "the entry is no longer valid";
+		return "the entry is no longer valid (its page may be freed and reused)";
 	if (pm_pfn(now, shift) != expect_pfn)
 		return "the entry maps another page now";
-	if (write && pm_hw_dirty(e->pte) && !pm_write(now))
+	*write_only = true;
+	if (pm_hw_dirty(e->pte) && !pm_write(now))
 		return "the entry is no longer writable";
+	if (pm_hw_dirty(e->pte) && !pm_hw_dirty(now))
+		return "the entry is no longer dirty-writable (a write would not mark it dirty)";
 	return NULL;
 }
 
@@ -79,18 +86,22 @@ static void report_stale(struct harness_mm *m, const struct tlb_entry *e, unsign
 {
 	unsigned shift = m->g->page_shift;
 
+	memset(out, 0, sizeof(*out));
 	out->kind = VK_STALE_TLB;
 	snprintf(out->summary, sizeof(out->summary),
-		 "stale_tlb_access: a hardware %s of table %u entry %u went through a cached translation: %s",
-		 write ? "write" : "read", lt, idx, why);
+		 "stale_tlb_access: a hardware %s of table %u entry %u (block %u entry %u) went through a cached translation: %s",
+		 write ? "write" : "read", lt, idx, idx / m->cont, idx % m->cont, why);
 	snprintf(out->detail, sizeof(out->detail),
 		 "  cached translation (walked at entry %u, covering entries %u-%u): %s\n"
 		 "  the table entry now:                                   %s\n"
-		 "  the software change that took this away had completed, with the TLB\n"
-		 "  invalidation it needed; the TLB still held the old translation.\n",
+		 "  a writer op that took this away had returned, with the TLB invalidation\n"
+		 "  it (or its caller) owed; the TLB still held the old translation.\n",
 		 e->walked, e->first, e->first + e->npages - 1, pm_format(e->pte, shift).s,
 		 pm_format(now, shift).s);
 }
+
+static bool bit(const uint64_t *mask, unsigned i) { return mask[i / 64] >> (i % 64) & 1; }
+static void set_bit(uint64_t *mask, unsigned i) { mask[i / 64] |= 1ULL << (i % 64); }
 
 /* Walk: the table's descriptor after the HAFDBS update (core/hw.c). */
 static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
@@ -190,20 +201,20 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			t->st.hits++;
 			struct tlb_entry seen = *e;
 			unlock(t);
-			/* the table as software left it (hardware only ever adds
-			 * AF and dirty, which the check ignores) */
-			struct block_hist *h = hmm_hist(m, lt, b);
-			uint64_t now = acc_peek(hmm_slot_entries(m, m->tables[lt]) + idx);
-			const char *why = stale_because(&seen, now, idx, write, m->g->page_shift);
+			unsigned k = idx - seen.first;
 
-			if (why && hmm_settled(h, j)) {
-				report_stale(m, &seen, lt, idx, write, now, why, out);
-				return TLB_BAD;
-			}
-			if (hmm_page_freed(m, pm_pfn(seen.pte, m->g->page_shift) + idx - seen.walked)) {
-				report_stale(m, &seen, lt, idx, write, now,
-					     "the page it maps was freed while this translation was still cached", out);
-				return TLB_BAD;
+			if (bit(seen.stale_r, k) || bit(seen.stale_w, k)) {
+				/* reported only while the table still grants less
+				 * than the translation does (not if a later op
+				 * granted it again) */
+				uint64_t now = acc_peek(hmm_slot_entries(m, m->tables[lt]) + idx);
+				bool wo;
+				const char *why = stale_because(&seen, now, idx, m->g->page_shift, &wo);
+
+				if (why && (write || !wo)) {
+					report_stale(m, &seen, lt, idx, write, now, why, out);
+					return TLB_BAD;
+				}
 			}
 			return TLB_HIT;
 		}
@@ -252,5 +263,33 @@ void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end
 		unlock(t);
 	}
 	/* break-before-make: the invalidation of these entries is complete */
-	hmm_invalidated(m, lo, hi);
+	bbm_invalidated(m, lo, hi);
+}
+
+void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)
+{
+	const uint64_t *tab = hmm_slot_entries(m, m->tables[lt]);
+
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *t = atomic_load(&m->tlbs[i]);
+
+		if (!t)
+			continue;
+		lock(t);
+		for (unsigned k = 0; k < t->cap; k++) {
+			struct tlb_entry *e = &t->e[k];
+
+			if (!overlaps(e, lt, lo, hi - lo))
+				continue;
+			for (unsigned x = e->first; x < e->first + e->npages; x++) {
+				bool wo;
+
+				if (x < lo || x >= hi ||
+				    !stale_because(e, acc_peek((uint64_t *)tab + x), x, m->g->page_shift, &wo))
+					continue;
+				set_bit(wo ? e->stale_w : e->stale_r, x - e->first);
+			}
+		}
+		unlock(t);
+	}
 }
