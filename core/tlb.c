@@ -58,14 +58,19 @@ static bool overlaps(const struct tlb_entry *e, unsigned lt, unsigned first, uns
 	return e->used && e->lt == lt && first < e->first + e->npages && e->first < first + n;
 }
 
-/* Does translation e, at entry idx, grant what the table's value now no
- * longer does? "r": to any access (the entry is gone or maps another page);
- * "w": to a write (the translation is dirty-writable, the table is not:
- * the write would skip the dirty update or break write protection). */
-static const char *stale_because(const struct tlb_entry *e, uint64_t now, unsigned idx,
+/* Does translation e, at entry idx, grant what the table (tab: the live
+ * table's entries) no longer does? To any access: the entry is gone or
+ * maps another page. To a write (*write_only): the translation is
+ * dirty-writable and the entry lost write permission, or lost the dirty
+ * state the translation carries - for a CONT translation the block's
+ * (hardware updates only the descriptor it walked; the block is dirty if
+ * any entry is, as the kernel's gather has it). */
+static const char *stale_because(const struct tlb_entry *e, const uint64_t *tab, unsigned idx,
 				 unsigned shift, bool *write_only)
 {
+	uint64_t now = acc_peek((uint64_t *)tab + idx);
 	uint64_t expect_pfn = pm_pfn(e->pte, shift) + idx - e->walked;
+	bool dirty = false;
 
 	*write_only = false;
 	if (!pm_valid(now))
@@ -73,10 +78,15 @@ static const char *stale_because(const struct tlb_entry *e, uint64_t now, unsign
 	if (pm_pfn(now, shift) != expect_pfn)
 		return "the entry maps another page now";
 	*write_only = true;
-	if (pm_hw_dirty(e->pte) && !pm_write(now))
+	if (!pm_hw_dirty(e->pte))
+		return NULL;
+	if (!pm_write(now))
 		return "the entry is no longer writable";
-	if (pm_hw_dirty(e->pte) && !pm_hw_dirty(now))
-		return "the entry is no longer dirty-writable (a write would not mark it dirty)";
+	for (unsigned x = e->first; x < e->first + e->npages && !dirty; x++)
+		dirty = pm_hw_dirty(acc_peek((uint64_t *)tab + x));
+	if (!dirty)
+		return e->npages > 1 ? "no entry of the block is dirty-writable any more (a write would not mark it dirty)"
+				     : "the entry is no longer dirty-writable (a write would not mark it dirty)";
 	return NULL;
 }
 
@@ -207,9 +217,10 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 				/* reported only while the table still grants less
 				 * than the translation does (not if a later op
 				 * granted it again) */
-				uint64_t now = acc_peek(hmm_slot_entries(m, m->tables[lt]) + idx);
+				const uint64_t *tab = hmm_slot_entries(m, m->tables[lt]);
+				uint64_t now = acc_peek((uint64_t *)tab + idx);
 				bool wo;
-				const char *why = stale_because(&seen, now, idx, m->g->page_shift, &wo);
+				const char *why = stale_because(&seen, tab, idx, m->g->page_shift, &wo);
 
 				if (why && (write || !wo)) {
 					report_stale(m, &seen, lt, idx, write, now, why, out);
@@ -285,7 +296,7 @@ void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)
 				bool wo;
 
 				if (x < lo || x >= hi ||
-				    !stale_because(e, acc_peek((uint64_t *)tab + x), x, m->g->page_shift, &wo))
+				    !stale_because(e, tab, x, m->g->page_shift, &wo))
 					continue;
 				set_bit(wo ? e->stale_w : e->stale_r, x - e->first);
 			}

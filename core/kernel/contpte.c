@@ -42,7 +42,7 @@ static void contpte_convert(struct mm_struct *mm, unsigned long addr,
 		if (pte_young(ent))
 			pte = pte_mkyoung(pte);
 	}
-	if (!system_supports_bbml2_noabort())
+	if (!system_supports_bbml2_noabort() && !MUTANT(convert_no_flush))
 		__flush_tlb_range(&vma, start, start + CONT_PTE_SIZE, PAGE_SIZE, true, 3);
 	__set_ptes(mm, start, first, pte, CONT_PTES - (MUTANT(fold_leaves_last) && pte_cont(pte)));
 }
