@@ -214,7 +214,7 @@ static int run_unfold(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
  * caller mutants (build/catalogue.bzl) drop it. */
 static void caller_flush(struct op_ctx *c, unsigned n, const char *slip)
 {
-	if (!c->m->tlb_on || (c->m->v->mutant && !strcmp(c->m->v->mutant, slip)))
+	if (!c->m->tlb_on || (slip && c->m->v->mutant && !strcmp(c->m->v->mutant, slip)))
 		return;
 	kc_tlb_flush(&c->m->mm, c->addr, c->addr + n * (1UL << c->m->g->page_shift));
 }
