@@ -491,6 +491,10 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 		put(&o, "subject %s\n", s->subject);
 	if (s->memory != MEM_SC)
 		put(&o, "memory %s\n", mem_model_names[s->memory]);
+	if (s->tlb)
+		put(&o, "tlb %u %s\n", s->tlb, s->tlb_evict ? "random" : "lru");
+	if (s->bbml2)
+		put(&o, "bbml2\n");
 	for (unsigned b = 0; b < s->nblocks; b++) {
 		put(&o, "block %u %s", b, shape_names[s->block[b].shape]);
 		put_words(&o, &op_desc[OP_MAP], s->block[b].flags);
@@ -711,6 +715,19 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				memcpy(s->subject + off, tok[i], l + 1);
 				off += l;
 			}
+		} else if (!strcmp(tok[0], "tlb")) {
+			char *end;
+			unsigned long t = n >= 2 ? strtoul(tok[1], &end, 10) : 0;
+
+			if (n < 2 || n > 3 || *end || t < 1 || t > 255 ||
+			    (n == 3 && strcmp(tok[2], "lru") && strcmp(tok[2], "random")))
+				return fail(err, lineno, "tlb takes a number of entries (1-255) and lru or random");
+			s->tlb = (uint8_t)t;
+			s->tlb_evict = n == 3 && !strcmp(tok[2], "random");
+		} else if (!strcmp(tok[0], "bbml2")) {
+			if (n != 1)
+				return fail(err, lineno, "bbml2 takes nothing");
+			s->bbml2 = true;
 		} else if (!strcmp(tok[0], "memory")) {
 			enum mem_model mm;
 

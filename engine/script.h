@@ -64,6 +64,11 @@ struct script {
 	unsigned ninstr[SCRIPT_MAX_THREADS];
 	struct instr prog[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS];
 	uint8_t memory;                      /* enum mem_model: sc, arm (engine/memory.h) */
+	/* text form only (docs/script-format.md, docs/tlb.md): a TLB of tlb
+	 * entries per thread's hardware accesses (0: no TLB model), its
+	 * eviction (enum tlb_evict), and a CPU with BBML2_NOABORT */
+	uint8_t tlb, tlb_evict;
+	bool bbml2;
 	unsigned nchoices;                   /* arm: the model's choices, in order */
 	uint8_t choices[SCRIPT_MAX_CHOICES];
 	unsigned nsched;
