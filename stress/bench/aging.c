@@ -149,9 +149,15 @@ static const double RATES[] = { 0.25, 0.5, 1, 2, 4, 8, 16 };
 #define NCAPS (sizeof(CAPS) / sizeof(CAPS[0]))
 #define NRATES (sizeof(RATES) / sizeof(RATES[0]))
 
-static void svg(const char *path, double imp[NCAPS][NRATES])
+static void svg(const char *rel, double imp[NCAPS][NRATES])
 {
-	FILE *f = fopen(path, "w");
+	/* under bazel run, relative to where the command was run */
+	const char *wd = getenv("BUILD_WORKING_DIRECTORY");
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s%s", rel[0] != '/' && wd ? wd : "", rel[0] != '/' && wd ? "/" : "", rel);
+	f = fopen(path, "w");
 	const double W = 640, H = 400, L = 60, B = 340, R = 600, T = 30;
 	const char *colours[NCAPS] = { "#1b9e77", "#d95f02", "#7570b3", "#e7298a" };
 
