@@ -5,6 +5,7 @@
  *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
+ *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
  *   engine shrink FILE OUT   (smallest script with the same violation kind)
  *   engine gen N DIR [--granule=G] [--seed=S]   (random programs as seed scripts)
@@ -83,7 +84,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
-		"                  [--memory=arm|sc]\n"
+		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
 		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
