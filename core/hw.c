@@ -64,8 +64,17 @@ bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
 uint64_t hw_walk(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
 {
 	bool changed;
+	uint64_t v, seen;
 
-	return touch(h, ptep, j, write, &changed);
+	/* What the walk caches is the coherent latest descriptor: a walk that
+	 * begins after an invalidation completed (TLBI + DSB) sees the stores
+	 * before it (a plain load may read an older write under the engine's
+	 * arm model; a compare-and-swap with itself reads the latest) */
+	for (;;) {
+		v = touch(h, ptep, j, write, &changed);
+		if (changed || (seen = acc_cmpxchg(ptep, v, v)) == v)
+			return v;
+	}
 }
 
 bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)

@@ -111,8 +111,12 @@ void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
 	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
 	/* With the TLB model on, every flush helper (the _nosync ones too:
 	 * docs/tlb.md) removes the range from the agents' TLBs and completes. */
-	if (m->tlb_on)
+	if (m->tlb_on) {
+		/* the flush helpers' DSB ISHST: the stores the flush covers are
+		 * visible to table walks before the invalidation */
+		acc_dsb();
 		tlb_invalidate(m, start, end);
+	}
 }
 
 bool hmm_retire_table(struct harness_mm *m, unsigned lt)
