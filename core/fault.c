@@ -44,9 +44,7 @@ static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j
 	unsigned shift = m->g->page_shift;
 	const struct block_hist *h = hmm_hist(m, lt, b);
 	const uint64_t *blk = hmm_slot_entries(m, m->tables[lt]) + b * m->cont;
-	uint64_t cur;
 	size_t off = 0;
-	unsigned n = 0;
 
 	out->kind = VK_FAULT_LOOP;
 	snprintf(out->summary, sizeof(out->summary),
@@ -70,17 +68,7 @@ static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j
 				i == j ? "*" : " ", pm_format(acc_peek(&blk[i]), shift).s);
 	off += snprintf(out->detail + off, sizeof(out->detail) - off,
 			"  software history of entry %u, newest first:\n", j);
-	for (cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
-	     cur && n < 8 && off < sizeof(out->detail) - 200; n++) {
-		unsigned entry;
-		uint64_t value, prev;
-
-		if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
-			break;
-		off += snprintf(out->detail + off, sizeof(out->detail) - off, "    record %llu: %s\n",
-				(unsigned long long)(cur - 1), pm_format(value, shift).s);
-		cur = prev;
-	}
+	history_print_entry(h, j, 0, 8, shift, out->detail, sizeof(out->detail), &off);
 }
 
 int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool write,

@@ -267,6 +267,8 @@ unsigned eng_choose(unsigned n)
 		eng.taken_choices_cap = cap;
 	}
 	eng.taken_choices[eng.ntaken_choices++] = (uint8_t)c;
+	if (eng.on_choose)
+		eng.on_choose(eng.ntaken_choices - 1, n, c);
 	return c;
 }
 
@@ -329,9 +331,13 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 		/* reads-from coverage: this load (thread, instruction, word)
 		 * paired with the store it read (under arm: the write the model
 		 * chose) */
-		if (eng.feature)
-			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off),
-						  eng_arm ? mem_last_source(tid) : *rf));
+		if (eng.feature) {
+			uint32_t src = eng_arm ? mem_last_source(tid) : *rf;
+
+			if (eng.feature_sites)
+				src &= 0xfff;       /* thread | instruction << 4 */
+			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off), src));
+		}
 		if (eng.solo_bound) {
 			if (others_stand_still(tid)) {
 				if (++t->solo_loads > eng.solo_bound && eng.on_solo_limit)

@@ -134,6 +134,14 @@ struct eng {
 	unsigned nevents, events_cap;
 	/* coverage of the interleaving (fuzzing): called with a feature hash */
 	void (*feature)(uint32_t f);
+	/* the store side of a feature names the store's thread and instruction
+	 * only, not its step (fuzz/harness.c sets it: a schedule that merely
+	 * shifts an unrelated store in time makes no new feature) */
+	bool feature_sites;
+	/* an observer of the memory model's choices (fuzz/mutate.c maps each
+	 * to the access that made it): index, number of options, the one
+	 * taken; NULL: none. Not reset by eng_init. */
+	void (*on_choose)(unsigned index, unsigned n, unsigned c);
 	/* reads-from: the last store to each word (direct-mapped by offset) */
 	uint32_t rf_tag[4096];
 	/* RCU */

@@ -3,8 +3,8 @@
  * tools/triage, fuzz/bench/ttfd) need from the engine about one crash file:
  *
  *   fuzztool info FILE... [--target=VARIANT[:GRANULE]]
- *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE"; OUTCOME is
- *       a violation kind, "clean", "limit" or "rejected"
+ *       one line per file: "PATH<TAB>OUTCOME<TAB>SIGNATURE<TAB>SIZE<TAB>CONTEXT";
+ *       OUTCOME is a violation kind, "clean", "limit" or "rejected"
  *   fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]
  *       rewrite FILE as the harness ran it (the target's variant and granule
  *       in place of the seed's), with "expect" set to what the run gives;
@@ -25,23 +25,27 @@
  *       and the sequence of interleaving features between runs: what
  *       afl-fuzz reports as instability; exit 1 if any file differs
  *
- * Binary files are read as the harness reads them (script_walk, lenient). Without
+ * Binary files are read as the harness reads them (script_walk, lenient), and
+ * run as the harness runs them: FUZZ_RUNS runs (fuzz/runs.h; the same
+ * environment variable and default), stopping at the first violation;
+ * retarget writes the script of the run that violated. Without
  * --target a file runs with its own variant and granule. The
  * harness (fuzz/harness.c) overrides both, so crash files from a campaign
  * must be read with the campaign's target to reproduce.
  *
- * The signature (tools/triage groups crashes by it):
- *   KIND|VARIANT|GRANULE|DETECTOR|OTHERS
- * DETECTOR is the instruction that reported the violation (the read that
- * returned a bad entry, the writer op whose owed-bits check failed, or
- * "end" for the end-of-run check); OTHERS is the sorted set of the other
- * threads' instructions that changed shared memory (a store, an RMW that
- * changed the word, an RCU publish, a grace period) between the start of
- * the detector's instruction and the violation. Unlike "the instruction
- * kinds of every thread" it ignores bystanders: instructions that ran
- * before the detecting one started, or that only loaded, cannot have
- * caused what it saw, so two crashes that differ only in such padding
- * (which the fuzzer adds freely) fall into one group.
+ * The signature (tools/triage groups crashes by it): one planted bug, one
+ * group.
+ *   KIND|VARIANT|GRANULE|DETECTOR
+ * DETECTOR is the instruction that reported the violation, i.e. the
+ * subject's entry point whose result or effect was wrong: "read" (its
+ * ptep_get_lockless), "read_locked" (ptep_get), a writer op's name (its
+ * postcondition or owed-bits check), "fault" (the faulting device's
+ * fix-up), or "end" for the end-of-run check. What the other threads did
+ * meanwhile is not part of it: one bug is reached through many
+ * interleavings, and grouping by them split one planted bug into 25
+ * groups. info prints that context as a fifth field (the sorted set of the
+ * other threads' instructions that changed shared memory while the
+ * detector ran), for a reader of the triage.
  *
  * Exit: 0 done, 1 (info) some file was not a violation, 2 bad usage or an
  * unreadable / undecodable file.
@@ -59,6 +63,7 @@
 #include "engine/run.h"
 #include "engine/search.h"
 #include "engine/script.h"
+#include "fuzz/runs.h"
 
 static int usage(void)
 {
@@ -202,7 +207,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void signature(const struct script *s, const struct run_result *r, char *out, size_t len)
+/* The group key into out, the other threads' part into ctx (see above). */
+static void signature(const struct script *s, const struct run_result *r, char *out, size_t len,
+		      char *ctx, size_t clen)
 {
 	const char *others[SCRIPT_MAX_THREADS * SCRIPT_MAX_INSTRS];
 	bool seen[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS] = { { false } };
@@ -236,13 +243,38 @@ static void signature(const struct script *s, const struct run_result *r, char *
 		others[n++] = instr_name(s->prog[ev->tid][ev->instr].op);
 	}
 	qsort(others, n, sizeof(*others), cmp_str);
-	o = (size_t)snprintf(out, len, "%s|%s|%uk|%s|", outcome(r), s->variant, s->granule_kb, det);
-	for (unsigned i = 0; i < n && o < len; i++)
+	snprintf(out, len, "%s|%s|%uk|%s", outcome(r), s->variant, s->granule_kb, det);
+	o = 0;
+	ctx[0] = 0;
+	for (unsigned i = 0; i < n && o < clen; i++)
 		if (i == 0 || strcmp(others[i], others[i - 1]))
-			o += (size_t)snprintf(out + o, len - o, "%s%s", o > 0 && out[o - 1] != '|' ? "," : "",
-					      others[i]);
-	if (!n && o < len)
-		snprintf(out + o, len - o, "-");
+			o += (size_t)snprintf(ctx + o, clen - o, "%s%s", o ? "," : "", others[i]);
+	if (!n)
+		snprintf(ctx, clen, "-");
+}
+
+static unsigned nruns = FUZZ_RUNS_DEFAULT;
+
+/* s's runs as the harness makes them (fuzz/runs.h), until the first
+ * violation or error: s and r are then that run's; else s is the script as
+ * read and r the last run's, with status limit if any run hit the limit. */
+static enum run_status run_as_harness(struct script *s, const struct run_opts *o, struct run_result *r)
+{
+	static struct script orig;
+	bool limit = false;
+
+	orig = *s;
+	for (unsigned k = 0; k < nruns; k++) {
+		*s = orig;
+		fuzz_run_set(s, orig.nsched, k, nruns);
+		if (run_script(s, o, r) == RS_VIOLATION || r->status == RS_ERROR)
+			return r->status;
+		limit |= r->status == RS_LIMIT;
+	}
+	*s = orig;
+	if (limit)
+		r->status = RS_LIMIT;
+	return r->status;
 }
 
 static int cmd_info(int argc, char **argv)
@@ -267,7 +299,7 @@ static int cmd_info(int argc, char **argv)
 		struct run_result r;
 		const struct variant *v;
 		const char *why;
-		char sig[512];
+		char sig[512], ctx[512];
 		struct stat st;
 
 		if (argv[i][0] == '-')
@@ -286,14 +318,14 @@ static int cmd_info(int argc, char **argv)
 			continue;
 		}
 		struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .record_events = true };
-		if (run_script(&s, &o, &r) == RS_ERROR) {
+		if (run_as_harness(&s, &o, &r) == RS_ERROR) {
 			fprintf(stderr, "fuzztool: %s: %s\n", argv[i], r.error);
 			rc = 2;
 			continue;
 		}
-		signature(&s, &r, sig, sizeof(sig));
-		printf("%s\t%s\t%s\t%lld\n", argv[i], outcome(&r), sig,
-		       stat(argv[i], &st) ? -1LL : (long long)st.st_size);
+		signature(&s, &r, sig, sizeof(sig), ctx, sizeof(ctx));
+		printf("%s\t%s\t%s\t%lld\t%s\n", argv[i], outcome(&r), sig,
+		       stat(argv[i], &st) ? -1LL : (long long)st.st_size, ctx);
 		if (r.status != RS_VIOLATION && rc < 1)
 			rc = 1;
 	}
@@ -337,7 +369,7 @@ static int cmd_retarget(int argc, char **argv)
 		return 2;
 	}
 	struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT } };
-	if (run_script(&s, &o, &r) == RS_ERROR)
+	if (run_as_harness(&s, &o, &r) == RS_ERROR)
 		return fprintf(stderr, "fuzztool: %s: %s\n", in, r.error), 2;
 	s.expect = r.status == RS_VIOLATION ? (uint8_t)EXPECT_KIND(r.vio.kind) :
 		   r.status == RS_CLEAN ? EXPECT_CLEAN : EXPECT_NONE;
@@ -490,10 +522,12 @@ static int cmd_stable(int argc, char **argv)
 		for (unsigned k = 0; k < runs; k++) {
 			struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT }, .feature = feature_sink };
 			struct run_result r;
+			static struct script c;
 
 			feat_hash = 0xcbf29ce484222325ULL;
 			feat_count = 0;
-			run_script(&s, &o, &r);
+			c = s;
+			run_as_harness(&c, &o, &r);
 			if (k == 0) {
 				h0 = r.hash, s0 = r.steps, f0 = feat_hash, n0 = feat_count;
 				continue;
@@ -522,6 +556,8 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!(nruns = fuzz_runs_from_env()))
+		return 2;
 	if (!strcmp(argv[1], "info"))
 		return cmd_info(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "retarget"))

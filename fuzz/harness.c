@@ -19,7 +19,14 @@
  *                   '|' separates too, as in build/catalogue.bzl): afl-tmin
  *                   keeps the kind while it minimizes (tools/minimize),
  *                   fuzz/bench/ttfd waits for the expected kind
- *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it)
+ *   FUZZ_FEATURES   0 turns the interleaving feedback off (to measure it);
+ *                   1 (default): a load's feature names the store it read
+ *                   by thread and instruction; 2: and by its step too (the
+ *                   feature before the custom mutator, docs/fuzzing.md)
+ *   FUZZ_RUNS       runs per input (default 4, 1-64): the script, then
+ *                   fresh tails behind shorter prefixes of its schedule
+ *                   (fuzz/runs.h: one fork-server round trip for several
+ *                   runs)
  *
  * Because the run uses the target's variant and granule (and the lenient
  * reading), a crash file is not the script that ran: tools/campaign,
@@ -69,6 +76,7 @@
 #include "core/violation.h"
 #include "engine/run.h"
 #include "engine/script.h"
+#include "fuzz/runs.h"
 
 #ifndef FEATURE_SLOTS
 #define FEATURE_SLOTS 4096
@@ -114,6 +122,7 @@ static void feature(uint32_t f)
 static const struct variant *target;
 static unsigned target_kb;
 static uint32_t only_kinds;             /* bit per enum vkind; 0: any */
+static unsigned runs;                   /* runs per input (fuzz/runs.h) */
 static void (*feature_fn)(uint32_t);
 
 static void die_usage(const char *fmt, const char *a, const char *b)
@@ -160,8 +169,11 @@ static void fuzz_init(void)
 		if (!only_kinds)
 			die_usage("FUZZ_ONLY_KIND='%s' names no violation kind%s", kind, "");
 	}
-	if (feat && strcmp(feat, "0") && strcmp(feat, "1"))
-		die_usage("FUZZ_FEATURES='%s': 0 or 1%s", feat, "");
+	if (!(runs = fuzz_runs_from_env()))
+		exit(2);
+	if (feat && *feat && strcmp(feat, "0") && strcmp(feat, "1") && strcmp(feat, "2"))
+		die_usage("FUZZ_FEATURES='%s': 0, 1 or 2%s", feat, "");
+	eng.feature_sites = !(feat && !strcmp(feat, "2"));
 #if HAVE_FEATURES
 	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
 #endif
@@ -219,27 +231,29 @@ static void fuzz_one(const uint8_t *data, size_t len)
 				return;
 
 	struct run_opts o = { .variant = target, .policy = { .kind = ES_SCRIPT }, .feature = feature_fn };
+	unsigned nsched0 = s.nsched;
 
-	enum run_status st = run_script(&s, &o, &r);
+	/* the input's runs (fuzz/runs.h); the features are a presence set
+	 * over all of them */
+	for (unsigned k = 0; k < runs; k++) {
+		uint8_t saved = fuzz_run_set(&s, nsched0, k, runs);
+		enum run_status st = run_script(&s, &o, &r);
+
+		if (st == RS_VIOLATION && (!only_kinds || (only_kinds >> r.vio.kind & 1))) {
+			report(&s, &r);
+			abort();
+		}
+		if (st == RS_ERROR && errors++ < 10) {
+			/* a harness bug (engine deadlock) or no memory: say so, but
+			 * a fuzzer crash must mean a contract violation */
+			fprintf(stderr, "harness: run error (not a violation): %s\n", r.error);
+		}
+		fuzz_run_restore(&s, nsched0, k, runs, saved);
+	}
 #if !defined(FEATURE_COUNTS) && HAVE_FEATURES && !defined(FUZZ_LIBFUZZER)
 	while (feature_n)
 		feature_seen[feature_list[--feature_n]] = 0;
 #endif
-	switch (st) {
-	case RS_VIOLATION:
-		if (only_kinds && !(only_kinds >> r.vio.kind & 1))
-			return;
-		report(&s, &r);
-		abort();
-	case RS_ERROR:
-		/* a harness bug (engine deadlock) or no memory: say so, but a
-		 * fuzzer crash must mean a contract violation */
-		if (errors++ < 10)
-			fprintf(stderr, "harness: run error (not a violation): %s\n", r.error);
-		return;
-	default:
-		return;
-	}
 }
 
 #include "fuzz/entry.h"

@@ -1,6 +1,7 @@
 /* core/oracle/history.c - the software writers' log (see history.h). */
 #define _GNU_SOURCE
 #include "core/oracle/history.h"
+#include "core/pte.h"
 
 #include "core/bbm.h"
 
@@ -96,4 +97,24 @@ bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
 		*who = atomic_load_explicit(&r->who, memory_order_relaxed);
 	atomic_thread_fence(memory_order_acquire);
 	return t1 == k + 1 && atomic_load_explicit(&r->tag, memory_order_relaxed) == k + 1;
+}
+
+unsigned history_print_entry(const struct block_hist *h, unsigned j, uint64_t since, unsigned max,
+			     unsigned shift, char *buf, size_t len, size_t *off)
+{
+	uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
+	unsigned n = 0;
+
+	while (cur && cur - 1 >= since && n < max && *off < len - 200) {
+		unsigned entry;
+		uint64_t value, prev;
+
+		if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
+			break;
+		*off += snprintf(buf + *off, len - *off, "    record %llu: %s\n",
+				 (unsigned long long)(cur - 1), pm_format(value, shift).s);
+		cur = prev;
+		n++;
+	}
+	return n;
 }

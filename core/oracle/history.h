@@ -65,4 +65,10 @@ void history_detach(void);
 bool history_read(const struct block_hist *h, uint64_t k, unsigned *entry,
 		  uint64_t *value, uint64_t *prev, uint32_t *who);
 
+/* For a report: entry j's records from index since on, newest first, at
+ * most max of them, one "    record K: VALUE" line each (granule page
+ * shift for the value's format) appended at buf[*off]; returns how many. */
+unsigned history_print_entry(const struct block_hist *h, unsigned j, uint64_t since, unsigned max,
+			     unsigned shift, char *buf, size_t len, size_t *off);
+
 #endif

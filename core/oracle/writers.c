@@ -141,22 +141,12 @@ static bool vfail(const struct op_check *k, unsigned blk, struct violation *out,
 	}
 	if (j >= 0 && off < sizeof(out->detail) - 300) {
 		const struct block_hist *h = hmm_hist(m, k->lt, blk);
-		uint64_t cur = atomic_load_explicit(&h->last[j], memory_order_acquire);
-		unsigned n = 0;
+		unsigned n;
 
 		off += snprintf(out->detail + off, sizeof(out->detail) - off,
 				"  (* the op's range; < entry %d) the op's stores to entry %d, newest first:\n", j, j);
-		while (cur && cur - 1 >= k->k0[blk - k->b0] && n < 16 && off < sizeof(out->detail) - 200) {
-			unsigned entry;
-			uint64_t value, prev;
-
-			if (!history_read(h, cur - 1, &entry, &value, &prev, NULL))
-				break;
-			off += snprintf(out->detail + off, sizeof(out->detail) - off, "    record %llu: %s\n",
-					(unsigned long long)(cur - 1), pm_format(value, shift).s);
-			cur = prev;
-			n++;
-		}
+		n = history_print_entry(h, (unsigned)j, k->k0[blk - k->b0], 16, shift, out->detail,
+					sizeof(out->detail), &off);
 		if (!n && off < sizeof(out->detail) - 100)
 			snprintf(out->detail + off, sizeof(out->detail) - off, "    none\n");
 	}

@@ -15,7 +15,8 @@
 #                               in a scratch package under scratch/
 #   build_engine [GRANULE_KB]   $engine: the engine's command line
 #   parse_target, fuzz_bins, target_harness, check_target, find_conf,
-#   seeds_for                   the fuzzing tools' targets, binaries, seeds
+#   seeds_for, mutator_lib      the fuzzing tools' targets, binaries, seeds,
+#                               the custom mutator and afl-fuzz's environment for it
 
 # The workspace: this file is tools/lib/common.sh.
 ws=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -311,6 +312,30 @@ find_conf() {
     d=$(dirname "$d")
   done
   return 1
+}
+
+# mutator_lib: the custom mutator (//fuzz:libscript_mutator.so, built in the
+# default configuration: it runs inside afl-fuzz) in $MUTATOR, and in
+# MUTATOR_ENV the environment afl-fuzz runs with it: only its mutants
+# (byte havoc is one of its operators), no byte trimming (a script's bytes
+# are not its structure), fast calibration (runs are deterministic), and
+# static TLS room for the library (the access layer's per-thread state is
+# initial-exec TLS, which a library loaded with dlopen gets only from
+# glibc's surplus). FUZZ_BIN_DIR: the library taken from there.
+# Without the mutator (--no-mutator of the tools): MUTATOR_ENV=().
+mutator_lib() {
+  if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    MUTATOR=$FUZZ_BIN_DIR/libscript_mutator.so
+  else
+    bazel_build //fuzz:libscript_mutator.so || { echo "$bazel_errors" >&2; die "the custom mutator does not build"; }
+    MUTATOR=$(bazel_bin)/fuzz/libscript_mutator.so
+  fi
+  [ -f "$MUTATOR" ] || die "custom mutator $MUTATOR not found"
+  mutator_env "$MUTATOR"
+}
+mutator_env() {  # mutator_env LIBRARY: MUTATOR_ENV for that library
+  MUTATOR_ENV=(AFL_CUSTOM_MUTATOR_LIBRARY="$1" AFL_CUSTOM_MUTATOR_ONLY=1 AFL_DISABLE_TRIM=1
+               AFL_FAST_CAL=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1048576)
 }
 
 # seeds_for GRANULE OUTDIR: the text seeds (corpora/seeds, fuzz/seeds) whose

@@ -1,0 +1,133 @@
+/*
+ * fuzz/mutator.c - the AFL++ custom mutator over interleaving scripts
+ * (docs/fuzzing.md, "The custom mutator"): a shared library afl-fuzz loads
+ * with AFL_CUSTOM_MUTATOR_LIBRARY (//fuzz:script_mutator, built in the
+ * default configuration: it runs inside afl-fuzz, not in the target).
+ *
+ * Each queue entry AFL++ picks is read and run once on the engine
+ * in-process (fuzz/mutate.h: the schedule it took, the memory model's
+ * choices, its reads-from pairs), then afl_custom_fuzz makes FUZZ_MUTANTS
+ * (default 256) structural mutants of it, each a valid script. Run with
+ * AFL_CUSTOM_MUTATOR_ONLY=1 (the tools do): byte-level havoc is one of the
+ * mutator's own operators, a minority.
+ *
+ * Environment (afl-fuzz passes its own to the library):
+ *   FUZZ_VARIANT, FUZZ_GRANULE   the target, as for the harness
+ *   FUZZ_MUTANTS                 mutants per queue entry (default 256)
+ *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
+ *                                mut_op_names), to measure an operator's worth
+ *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
+ *                                operator made (and invalid ones: must be 0)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pte.h"
+#include "fuzz/mutate.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct afl_mutator {
+	struct mutator m;
+	unsigned mutants;
+	const char *stats;
+	uint8_t out[SCRIPT_MAX_BYTES + 16];
+};
+
+static void bad(const char *what)
+{
+	fprintf(stderr, "script_mutator: %s\n", what);
+	exit(2);
+}
+
+static void set_weights(struct mutator *m, const char *spec)
+{
+	char buf[512], *save, *t;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
+		int k;
+
+		if (!eq)
+			bad("FUZZ_MUTATOR_OPS: name=WEIGHT,...");
+		*eq = 0;
+		for (k = 0; k < MO_COUNT && strcmp(t, mut_op_names[k]); k++)
+			;
+		if (k == MO_COUNT)
+			bad("FUZZ_MUTATOR_OPS: unknown operator");
+		m->weight[k] = (unsigned)strtoul(eq + 1, NULL, 10);
+	}
+}
+
+EXPORT void *afl_custom_init(void *afl, unsigned int seed)
+{
+	const char *v = getenv("FUZZ_VARIANT"), *g = getenv("FUZZ_GRANULE"), *n = getenv("FUZZ_MUTANTS");
+	const char *ops = getenv("FUZZ_MUTATOR_OPS");
+	const struct granule *gr;
+	struct afl_mutator *d;
+	char err[512];
+
+	(void)afl;
+	if (!(d = calloc(1, sizeof(*d))))
+		return NULL;
+	if (!v || !*v)
+		v = "baseline";
+	if (!(gr = granule_by_name(g && *g ? g : "4k")))
+		bad("FUZZ_GRANULE is not 4k, 16k or 64k");
+	if (mut_init(&d->m, v, gr->kb, seed, err, sizeof(err)))
+		bad(err);
+	d->mutants = n && *n ? (unsigned)strtoul(n, NULL, 10) : 256;
+	if (!d->mutants)
+		d->mutants = 1;
+	if (ops && *ops)
+		set_weights(&d->m, ops);
+	d->stats = getenv("FUZZ_MUTATOR_STATS");
+	return d;
+}
+
+/* Called once per queue entry before its mutants: the analysis run. */
+EXPORT unsigned afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t len)
+{
+	struct afl_mutator *d = data;
+
+	return mut_set_parent(&d->m, buf, len) ? d->mutants : 0;
+}
+
+EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **out, uint8_t *add,
+			      size_t addlen, size_t max)
+{
+	struct afl_mutator *d = data;
+	size_t n;
+
+	*out = d->out;
+	if (!mut_set_parent(&d->m, buf, len))
+		return 0;
+	n = mut_fuzz(&d->m, MO_COUNT, add, addlen, d->out);
+	return n <= max ? n : 0;
+}
+
+/* The operator behind the last mutant: AFL++ puts it in queue and crash
+ * file names (op:...), so a campaign shows which operators find things. */
+EXPORT const char *afl_custom_describe(void *data, size_t max)
+{
+	struct afl_mutator *d = data;
+
+	(void)max;
+	return mut_op_names[d->m.last];
+}
+
+EXPORT void afl_custom_deinit(void *data)
+{
+	struct afl_mutator *d = data;
+	FILE *f;
+
+	if (d->stats && (f = fopen(d->stats, "w"))) {
+		for (int i = 0; i < MO_COUNT; i++)
+			fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
+		fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
+		fclose(f);
+	}
+	free(d);
+}

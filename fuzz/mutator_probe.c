@@ -1,0 +1,102 @@
+/*
+ * fuzz/mutator_probe.c - what each operator of the custom mutator is worth
+ * on one parent, without AFL++ (no feedback, no fork server): N mutants of
+ * the parent (fuzz/mutate.h), each run in-process as the harness runs an
+ * input (fuzz/runs.h: FUZZ_RUNS runs), counting per operator the mutants
+ * that violate the contract on the target.
+ *
+ *   mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE
+ *
+ * Prints one line per operator: mutants made, mutants that violated (any
+ * kind), and the share. A development tool (docs/fuzzing.md: the figures
+ * behind the weights); exit 0, 2 bad usage.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pte.h"
+#include "fuzz/mutate.h"
+#include "fuzz/runs.h"
+
+static struct mutator M;
+static uint8_t buf[SCRIPT_MAX_BYTES + 16], out[SCRIPT_MAX_BYTES + 16];
+static struct script S;
+
+int main(int argc, char **argv)
+{
+	const char *target = "baseline", *file = NULL;
+	unsigned kb = 4, runs = fuzz_runs_from_env();
+	unsigned long n = 100000, seed = 1;
+	uint64_t made[MO_COUNT] = { 0 }, hit[MO_COUNT] = { 0 };
+	char tgt[128], err[256];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--target=", 9)) {
+			char *c;
+
+			snprintf(tgt, sizeof(tgt), "%s", argv[i] + 9);
+			if ((c = strchr(tgt, ':'))) {
+				const struct granule *g;
+
+				*c = 0;
+				if (!(g = granule_by_name(c + 1)))
+					return fprintf(stderr, "mutator_probe: bad granule %s\n", c + 1), 2;
+				kb = g->kb;
+			}
+			target = tgt;
+		} else if (!strncmp(argv[i], "--mutants=", 10)) {
+			n = strtoul(argv[i] + 10, NULL, 10);
+		} else if (!strncmp(argv[i], "--seed=", 7)) {
+			seed = strtoul(argv[i] + 7, NULL, 10);
+		} else if (argv[i][0] != '-' && !file) {
+			file = argv[i];
+		} else {
+			return fprintf(stderr, "usage: mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE\n"), 2;
+		}
+	}
+	if (!file || !runs)
+		return fprintf(stderr, "usage: mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE\n"), 2;
+	FILE *f = fopen(file, "rb");
+	struct script_error se;
+	size_t len;
+
+	if (!f)
+		return fprintf(stderr, "mutator_probe: cannot read %s\n", file), 2;
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (script_load(buf, len, &S, &se))
+		return fprintf(stderr, "mutator_probe: %s: %s\n", file, se.reason), 2;
+	S.expect = EXPECT_NONE;
+	len = script_encode(&S, buf);
+	if (mut_init(&M, target, kb, seed, err, sizeof(err)))
+		return fprintf(stderr, "mutator_probe: %s\n", err), 2;
+	if (!mut_set_parent(&M, buf, len))
+		return fprintf(stderr, "mutator_probe: %s does not read as a script\n", file), 2;
+	for (unsigned long k = 0; k < n; k++) {
+		size_t l = mut_fuzz(&M, MO_COUNT, NULL, 0, out);
+		struct run_opts o = { .variant = M.v, .policy = { .kind = ES_SCRIPT } };
+		struct run_result r;
+		unsigned nsched0;
+
+		made[M.last]++;
+		if (script_decode(out, l, &S, &se))
+			return fprintf(stderr, "mutator_probe: an invalid mutant: %s\n", se.reason), 2;
+		nsched0 = S.nsched;
+		for (unsigned j = 0; j < runs; j++) {
+			uint8_t saved = fuzz_run_set(&S, nsched0, j, runs);
+
+			run_script(&S, &o, &r);
+			fuzz_run_restore(&S, nsched0, j, runs, saved);
+			if (r.status == RS_VIOLATION) {
+				hit[M.last]++;
+				break;
+			}
+		}
+	}
+	printf("%-10s %9s %9s %8s\n", "operator", "mutants", "violated", "share");
+	for (int i = 0; i < MO_COUNT; i++)
+		printf("%-10s %9llu %9llu %7.3f%%\n", mut_op_names[i], (unsigned long long)made[i],
+		       (unsigned long long)hit[i], made[i] ? 100.0 * hit[i] / made[i] : 0.0);
+	return 0;
+}

@@ -1,0 +1,317 @@
+/*
+ * fuzz/mutator_test.c - the custom mutator's structural mutations
+ * (fuzz/mutate.h) over the seed scripts given as arguments:
+ *
+ *   1. every mutant, of every operator, decodes strictly and is a script
+ *      of the target's granule and variant; none was replaced for being
+ *      invalid;
+ *   2. every operator applies (it made mutants of its own), and the
+ *      schedule operators change the run (another trace than the parent's)
+ *      in most of their mutants;
+ *   3. inserted instructions cover every opcode the descriptor tables have;
+ *   4. reads-from by reordering (sc): the chosen load reads the chosen
+ *      store in a good share of the mutants, and another store than before
+ *      in most;
+ *   5. reads-from by choice (arm): the chosen load, at the same step, reads
+ *      another write than in the parent in (nearly) every mutant;
+ *   6. the same seed gives the same mutants, another seed others;
+ *   7. a parent's reads-from pairs are counted once, however often it is
+ *      picked.
+ * Exit 0 pass, 1 fail.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fuzz/mutate.h"
+
+static int fails;
+#define CHECK(c, ...) do { if (!(c)) { fails++; printf("FAIL: " __VA_ARGS__); printf("\n"); } } while (0)
+
+static struct mutator M, M2;
+static uint8_t buf[SCRIPT_MAX_BYTES + 16], out[SCRIPT_MAX_BYTES + 16];
+static struct script S, D;
+
+struct seed { uint8_t *bin; size_t len; unsigned kb; };
+static struct seed seeds[64];
+static unsigned nseeds;
+
+static void load_seed(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	static char text[SCRIPT_TEXT_MAX];
+	struct script_error err;
+	size_t n;
+
+	if (!f) {
+		printf("FAIL: cannot read %s\n", path);
+		fails++;
+		return;
+	}
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = 0;
+	if (script_parse(text, &S, &err)) {
+		printf("FAIL: %s: line %zu: %s\n", path, err.offset, err.reason);
+		fails++;
+		return;
+	}
+	if (nseeds == 64)
+		return;
+	/* the targets linked here: baseline 4k and 16k (64k seeds run as 4k:
+	 * the lenient reading fits their entries) */
+	seeds[nseeds].kb = S.granule_kb == 16 ? 16 : 4;
+	S.expect = EXPECT_NONE;
+	n = script_encode(&S, buf);
+	seeds[nseeds].bin = malloc(n);
+	memcpy(seeds[nseeds].bin, buf, n);
+	seeds[nseeds].len = n;
+	nseeds++;
+}
+
+static uint64_t trace_of(const struct mutator *m, const uint8_t *b, size_t n)
+{
+	struct script_error err;
+	struct run_result r;
+	struct run_opts o = { .variant = m->v, .policy = { .kind = ES_SCRIPT } };
+
+	if (script_decode(b, n, &D, &err))
+		return 0;
+	run_script(&D, &o, &r);
+	return r.hash ^ r.steps;
+}
+
+static void init(struct mutator *m, unsigned kb, uint64_t seed)
+{
+	char err[256];
+
+	if (mut_init(m, "baseline", kb, seed, err, sizeof(err))) {
+		printf("FAIL: mut_init: %s\n", err);
+		exit(1);
+	}
+}
+
+/* 1, 2, 3 */
+static void test_operators(void)
+{
+	uint64_t applied[MO_COUNT] = { 0 }, changed[MO_COUNT] = { 0 }, bad = 0, total = 0;
+	bool opseen[256] = { false };
+
+	for (unsigned i = 0; i < nseeds; i++) {
+		init(&M, seeds[i].kb, 1000 + i);
+		for (int arm = 0; arm < 2; arm++) {
+			struct script_error err;
+			size_t n;
+
+			/* the seed, and the seed under the arm model */
+			script_walk(seeds[i].bin, seeds[i].len, SCRIPT_LENIENT, M.cont, &S, &err);
+			S.memory = arm ? MEM_ARM : MEM_SC;
+			n = script_encode(&S, buf);
+			if (!mut_set_parent(&M, buf, n)) {
+				CHECK(0, "seed %u does not read as a parent", i);
+				continue;
+			}
+			uint64_t parent = trace_of(&M, buf, n);
+
+			for (int op = 0; op <= MO_COUNT; op++) {
+				for (int k = 0; k < (op == MO_COUNT ? 400 : 60); k++) {
+					size_t len = mut_fuzz(&M, (enum mut_op)op, seeds[(i + 1) % nseeds].bin,
+							      seeds[(i + 1) % nseeds].len, out);
+
+					total++;
+					if (script_decode(out, len, &D, &err) || D.granule_kb != seeds[i].kb ||
+					    strcmp(D.variant, "baseline")) {
+						if (bad++ < 5)
+							printf("FAIL: seed %u op %s: mutant invalid (%s)\n", i,
+							       mut_op_names[M.last], err.reason);
+						continue;
+					}
+					if (op == MO_COUNT || M.last != (enum mut_op)op)
+						continue;
+					applied[op]++;
+					if (trace_of(&M, out, len) != parent)
+						changed[op]++;
+					if (op == MO_INSERT)
+						for (unsigned t = 0; t < D.nthreads; t++)
+							for (unsigned j = 0; j < D.ninstr[t]; j++)
+								opseen[D.prog[t][j].op] = true;
+				}
+			}
+		}
+		CHECK(M.invalid == 0, "seed %u: %llu mutants replaced for being invalid", i,
+		      (unsigned long long)M.invalid);
+	}
+	CHECK(bad == 0, "%llu of %llu mutants invalid", (unsigned long long)bad, (unsigned long long)total);
+	printf("mutants: %llu, all valid: %s\n", (unsigned long long)total, bad ? "no" : "yes");
+	for (int op = 0; op < MO_COUNT; op++) {
+		printf("  %-10s applied %5llu, changed the run %5llu (%.0f%%)\n", mut_op_names[op],
+		       (unsigned long long)applied[op], (unsigned long long)changed[op],
+		       applied[op] ? 100.0 * changed[op] / applied[op] : 0.0);
+		CHECK(applied[op] > 0, "operator %s never applied", mut_op_names[op]);
+	}
+	/* the schedule and reads-from operators must change the run mostly
+	 * (an edit past the end of the run, or a swap of steps of threads that
+	 * do not interact, may not) */
+	static const enum mut_op sched_ops[] = { MO_TAIL, MO_REDRAW, MO_PREEMPT, MO_SEGMENT, MO_RF, MO_RF_CHOICE };
+
+	for (unsigned k = 0; k < sizeof(sched_ops) / sizeof(sched_ops[0]); k++) {
+		enum mut_op op = sched_ops[k];
+
+		CHECK(changed[op] * 2 > applied[op], "%s changed the run in only %llu of %llu mutants",
+		      mut_op_names[op], (unsigned long long)changed[op], (unsigned long long)applied[op]);
+	}
+	for (unsigned op = 1; op < 256; op++)
+		CHECK(!instr_desc((uint8_t)op) || opseen[op], "opcode 0x%02x (%s) never inserted", op,
+		      instr_name((uint8_t)op));
+}
+
+/* 4, 5 */
+static void test_reads_from(void)
+{
+	unsigned sc_tries = 0, sc_hit = 0, sc_changed = 0, arm_tries = 0, arm_changed = 0;
+
+	for (unsigned i = 0; i < nseeds; i++) {
+		for (int arm = 0; arm < 2; arm++) {
+			struct script_error err;
+			size_t n;
+
+			init(&M, seeds[i].kb, 77 + i);
+			init(&M2, seeds[i].kb, 1);
+			script_walk(seeds[i].bin, seeds[i].len, SCRIPT_LENIENT, M.cont, &S, &err);
+			S.memory = arm ? MEM_ARM : MEM_SC;
+			n = script_encode(&S, buf);
+			if (!mut_set_parent(&M, buf, n))
+				continue;
+			for (int k = 0; k < 100; k++) {
+				size_t len = mut_fuzz(&M, arm ? MO_RF_CHOICE : MO_RF, NULL, 0, out);
+				if (M.last != (arm ? MO_RF_CHOICE : MO_RF))
+					continue;
+				if (!mut_set_parent(&M2, out, len)) {
+					CHECK(0, "a reads-from mutant does not read back");
+					continue;
+				}
+				if (arm) {
+					/* the same schedule and choices up to the load: the
+					 * load at the same step reads another write */
+					arm_tries++;
+					for (unsigned j = 0; j < M2.parent.nloads; j++)
+						if (M2.parent.loads[j].site == M.rf.load_site &&
+						    M2.parent.loads[j].step == M.rf.step) {
+							arm_changed += M2.parent.loads[j].tag != M.rf.from_tag;
+							break;
+						}
+				} else {
+					/* reordered: the same load (its first run) reads the
+					 * store it was moved to, or at least another one */
+					bool any = false, hit = false;
+
+					sc_tries++;
+					for (unsigned j = 0; j < M2.parent.nloads; j++) {
+						const struct mut_load *L = &M2.parent.loads[j];
+						uint32_t fs = L->src >= 0 ? M2.parent.stores[L->src].site : 0;
+						uint32_t fst = L->src >= 0 ? M2.parent.stores[L->src].step : 0;
+
+						if (L->site != M.rf.load_site)
+							continue;
+						hit |= fs == M.rf.to_site;
+						any |= fst != M.rf.from_step;
+					}
+					sc_hit += hit;
+					sc_changed += any || hit;
+				}
+			}
+		}
+	}
+	printf("reads-from by reordering (sc): %u mutants, the chosen store read in %u (%.0f%%), another store in %u (%.0f%%)\n",
+	       sc_tries, sc_hit, sc_tries ? 100.0 * sc_hit / sc_tries : 0.0, sc_changed,
+	       sc_tries ? 100.0 * sc_changed / sc_tries : 0.0);
+	printf("reads-from by choice (arm): %u mutants, another write read in %u (%.0f%%)\n", arm_tries,
+	       arm_changed, arm_tries ? 100.0 * arm_changed / arm_tries : 0.0);
+	CHECK(sc_tries >= 100, "too few reads-from mutants under sc (%u)", sc_tries);
+	CHECK(sc_hit * 2 >= sc_tries, "the chosen store was read in only %u of %u sc mutants", sc_hit, sc_tries);
+	CHECK(sc_changed * 10 >= sc_tries * 8, "another store was read in only %u of %u sc mutants", sc_changed, sc_tries);
+	CHECK(arm_tries >= 100, "too few reads-from mutants under arm (%u)", arm_tries);
+	CHECK(arm_changed * 100 >= arm_tries * 95, "another write was read in only %u of %u arm mutants",
+	      arm_changed, arm_tries);
+}
+
+/* 6, 7 */
+static void test_determinism_and_counts(void)
+{
+	static uint8_t a[SCRIPT_MAX_BYTES + 16];
+	unsigned same = 0, differ = 0;
+	uint64_t before = 0, after = 0, again = 0;
+
+	init(&M, seeds[0].kb, 5);
+	init(&M2, seeds[0].kb, 5);
+	mut_set_parent(&M, seeds[0].bin, seeds[0].len);
+	mut_set_parent(&M2, seeds[0].bin, seeds[0].len);
+	for (int k = 0; k < 200; k++) {
+		size_t n1 = mut_fuzz(&M, MO_COUNT, NULL, 0, a), n2 = mut_fuzz(&M2, MO_COUNT, NULL, 0, out);
+
+		same += n1 == n2 && !memcmp(a, out, n1);
+	}
+	init(&M2, seeds[0].kb, 6);
+	init(&M, seeds[0].kb, 5);
+	mut_set_parent(&M, seeds[0].bin, seeds[0].len);
+	mut_set_parent(&M2, seeds[0].bin, seeds[0].len);
+	for (int k = 0; k < 200; k++) {
+		size_t n1 = mut_fuzz(&M, MO_COUNT, NULL, 0, a), n2 = mut_fuzz(&M2, MO_COUNT, NULL, 0, out);
+
+		differ += n1 != n2 || memcmp(a, out, n1);
+	}
+	CHECK(same == 200, "same seed: %u of 200 mutants the same", same);
+	CHECK(differ > 100, "another seed: only %u of 200 mutants differ", differ);
+
+	init(&M, seeds[1 % nseeds].kb, 9);
+	for (unsigned s = 0; s < MUT_PAIR_SLOTS; s++)
+		before += M.pair_count[s];
+	mut_set_parent(&M, seeds[1 % nseeds].bin, seeds[1 % nseeds].len);
+	for (unsigned s = 0; s < MUT_PAIR_SLOTS; s++)
+		after += M.pair_count[s];
+	unsigned first = M.parent.nloads, second;
+
+	mut_set_parent(&M, seeds[2 % nseeds].bin, seeds[2 % nseeds].len);
+	second = M.parent.nloads;
+	mut_set_parent(&M, seeds[1 % nseeds].bin, seeds[1 % nseeds].len);   /* again */
+	for (unsigned s = 0; s < MUT_PAIR_SLOTS; s++)
+		again += M.pair_count[s];
+	CHECK(before == 0 && after == first && first > 0,
+	      "a parent's pairs counted %llu times for %u loads", (unsigned long long)after, first);
+	CHECK(again == after + second, "picked again, a parent's pairs were counted again (%llu, not %llu)",
+	      (unsigned long long)again, (unsigned long long)(after + second));
+	printf("determinism: same seed %u/200 identical, another seed %u/200 different; pairs counted %llu for %u loads\n",
+	       same, differ, (unsigned long long)after, M.parent.nloads);
+}
+
+/* What a mutant costs afl-fuzz (informational: the machine's load varies). */
+static void time_mutants(void)
+{
+	struct timespec t0, t1;
+	unsigned n = 20000;
+
+	init(&M, seeds[0].kb, 3);
+	mut_set_parent(&M, seeds[0].bin, seeds[0].len);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (unsigned k = 0; k < n; k++)
+		mut_fuzz(&M, MO_COUNT, seeds[1].bin, seeds[1].len, out);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("mutants: %.2f us each\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / n);
+}
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		load_seed(argv[i]);
+	if (nseeds < 3) {
+		printf("FAIL: need seed scripts as arguments\n");
+		return 1;
+	}
+	test_operators();
+	test_reads_from();
+	test_determinism_and_counts();
+	time_mutants();
+	printf("mutator_test: %d failure(s)\n", fails);
+	return fails ? 1 : 0;
+}
