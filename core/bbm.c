@@ -25,7 +25,7 @@ static const char *differs(uint64_t cached, uint64_t v, unsigned shift)
 bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violation *out)
 {
 	struct bbm_entry *e = &m->bbm[gi];
-	unsigned shift = m->g->page_shift, st = atomic_load(&e->state);
+	unsigned shift = m->g->page_shift, st = BBM_ST(atomic_load(&e->state));
 	uint64_t cached = st == BBM_VALID ? e->cur : e->old;
 	const char *what = NULL;
 
@@ -35,7 +35,7 @@ bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violat
 		atomic_store(&e->state, BBM_VALID);
 	} else if (st == BBM_VALID) {
 		e->old = e->cur;
-		atomic_store(&e->state, BBM_INV_PENDING);
+		atomic_store(&e->state, atomic_load(&m->tlb_seq) << 2 | BBM_INV_PENDING);
 	}
 	e->cur = v;
 	if (!what)
@@ -57,11 +57,25 @@ bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violat
 	return false;
 }
 
-void bbm_invalidated(struct harness_mm *m, unsigned long lo, unsigned long hi)
+static void complete(struct harness_mm *m, unsigned long lo, unsigned long hi, uint64_t seq)
 {
 	for (unsigned long i = lo; i < hi; i++) {
-		uint32_t pend = BBM_INV_PENDING;
+		uint64_t v = atomic_load(&m->bbm[i].state);
 
-		atomic_compare_exchange_strong(&m->bbm[i].state, &pend, BBM_INV_DONE);
+		/* a compare-and-swap: a writer's new break is left alone */
+		while (BBM_ST(v) == BBM_INV_PENDING && BBM_BRK(v) < seq &&
+		       !atomic_compare_exchange_weak(&m->bbm[i].state, &v, BBM_INV_DONE))
+			;
 	}
+}
+
+void bbm_invalidated(struct harness_mm *m, unsigned long lo, unsigned long hi)
+{
+	complete(m, lo, hi, UINT64_MAX);
+}
+
+void bbm_invalidated_before(struct harness_mm *m, unsigned long lo, unsigned long hi,
+			    uint64_t seq)
+{
+	complete(m, lo, hi, seq);
 }

@@ -26,8 +26,14 @@
 
 enum bbm_state { BBM_INV_DONE, BBM_VALID, BBM_INV_PENDING };
 
+/* state: enum bbm_state in the low 2 bits; above them, for
+ * BBM_INV_PENDING, m->tlb_seq at the break (a _nosync invalidation issued
+ * later does not cover it: core/tlb.c) */
+#define BBM_ST(x) ((unsigned)((x) & 3))
+#define BBM_BRK(x) ((x) >> 2)
+
 struct bbm_entry {
-	_Atomic uint32_t state;      /* enum bbm_state */
+	_Atomic uint64_t state;
 	uint64_t cur;                /* software's last value (under the PTL) */
 	uint64_t old;                /* INV_PENDING: the valid value before the break */
 };
@@ -37,6 +43,10 @@ struct bbm_entry {
 bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violation *out);
 /* An invalidation of entries [lo, hi) completed. */
 void bbm_invalidated(struct harness_mm *m, unsigned long lo, unsigned long hi);
+/* A _nosync invalidation of entries [lo, hi), issued as number seq
+ * (m->tlb_seq after it), completed: it covers the breaks made before it. */
+void bbm_invalidated_before(struct harness_mm *m, unsigned long lo, unsigned long hi,
+			    uint64_t seq);
 /* Every entry none and invalidated (hmm_create, hmm_reset). */
 void bbm_reset(struct harness_mm *m);
 

@@ -109,14 +109,36 @@ void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
 	struct harness_mm *m = hmm_of(mm);
 
 	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
-	/* With the TLB model on, every flush helper (the _nosync ones too:
-	 * docs/tlb.md) removes the range from the agents' TLBs and completes. */
+	/* With the TLB model on, a synchronous flush helper removes the range
+	 * from the agents' TLBs and completes (docs/tlb.md). */
 	if (m->tlb_on) {
 		/* the flush helpers' DSB ISHST: the stores the flush covers are
 		 * visible to table walks before the invalidation */
 		acc_dsb();
 		tlb_invalidate(m, start, end);
+		/* its closing DSB ISH also completes the thread's _nosync ones */
+		tlb_sync();
 	}
+}
+
+void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct harness_mm *m = hmm_of(mm);
+
+	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
+	/* The TLBI without the DSB that completes it: pending for this thread
+	 * until its next DSB (kc_dsb, or a synchronous flush). */
+	if (m->tlb_on) {
+		acc_dsb();
+		tlb_invalidate_nosync(m, start, end);
+	}
+}
+
+void kc_dsb(void)
+{
+	acc_dsb();
+	if (acc_self.tlb_npend)
+		tlb_sync();
 }
 
 bool hmm_retire_table(struct harness_mm *m, unsigned lt)
@@ -281,6 +303,7 @@ void hmm_reset(struct harness_mm *m)
 	atomic_store(&m->next_folio, 1ULL << 20);
 	atomic_store(&m->pending_frees, 0);
 	bbm_reset(m);
+	tlb_forget_pending();
 	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
 	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
 }
@@ -309,6 +332,7 @@ void hmm_destroy(struct harness_mm *m)
 	free(m->free_fifo);
 	free(m->bbm);
 	m->bbm = NULL;
+	tlb_forget_pending();
 	m->seg = NULL;
 	m->memfd = -1;
 	m->tables = NULL;

@@ -136,6 +136,10 @@ struct harness_mm {
 	int tlb_on;
 	struct tlb *_Atomic tlbs[HMM_MAX_TLBS];
 	struct bbm_entry *bbm;
+	/* numbers the _nosync invalidations (core/tlb.c): a TLB fill and a
+	 * break record the count at their time, so that the DSB completing
+	 * invalidation n covers only what was cached or broken before it */
+	_Atomic uint64_t tlb_seq;
 };
 
 /* Create the segment and the tables. On failure returns -1 with err set. */

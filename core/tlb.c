@@ -129,7 +129,7 @@ static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, 
 }
 
 static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx, uint64_t pte,
-		 uint64_t gen, struct violation *out, bool *bad)
+		 uint64_t gen, uint64_t seq, struct violation *out, bool *bad)
 {
 	unsigned cont = m->cont, first = idx, n = 1, slot = t->cap;
 	struct tlb_entry *e;
@@ -181,7 +181,8 @@ static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
 		t->st.evictions++;
 	}
 	t->e[slot] = (struct tlb_entry){ .used = true, .lt = lt, .first = first, .npages = n,
-					 .walked = idx, .pte = pte, .last_use = ++t->clock };
+					 .walked = idx, .pte = pte, .last_use = ++t->clock,
+					 .fill_seq = seq };
 	t->st.fills++;
 	unlock(t);
 }
@@ -190,7 +191,7 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			    unsigned j, bool write, struct violation *out)
 {
 	unsigned idx = b * m->cont + j;
-	uint64_t gen, v;
+	uint64_t gen, v, seq;
 	bool bad = false;
 
 	if (t && t->cap) {
@@ -236,15 +237,22 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 	} else {
 		gen = 0;
 	}
+	/* before the walk: a _nosync invalidation issued after this (seq or
+	 * higher) does not cover the translation; one issued during the walk
+	 * does (its DSB waits for walks in flight) */
+	seq = atomic_load(&m->tlb_seq);
 	v = walk(m, lt, b, j, write);
 	if (!pm_valid(v) || (write && !pm_write(v)))
 		return TLB_FAULT;
 	if (t && t->cap)
-		fill(m, t, lt, idx, v, gen, out, &bad);
+		fill(m, t, lt, idx, v, gen, seq, out, &bad);
 	return bad ? TLB_BAD : TLB_WALKED;
 }
 
-void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)
+/* Entries [*lo, *hi) of m (lt * ept + index) that [start, end) covers;
+ * false if none. */
+static bool range_of(struct harness_mm *m, unsigned long start, unsigned long end,
+		     unsigned long *lop, unsigned long *hip)
 {
 	unsigned long base = hmm_addr(m, 0, 0), shift = m->g->page_shift;
 	unsigned long lo = start < base ? 0 : (start - base) >> shift;
@@ -253,8 +261,15 @@ void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end
 
 	if (hi > total)
 		hi = total;
-	if (lo >= hi)
-		return;
+	*lop = lo;
+	*hip = hi;
+	return lo < hi;
+}
+
+/* Remove from every attached TLB the translations overlapping [lo, hi)
+ * cached before invalidation seq (all of them: UINT64_MAX). */
+static void drop(struct harness_mm *m, unsigned long lo, unsigned long hi, uint64_t seq)
+{
 	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
 		struct tlb *t = atomic_load(&m->tlbs[i]);
 
@@ -266,15 +281,77 @@ void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end
 			struct tlb_entry *e = &t->e[k];
 			unsigned long a = (unsigned long)e->lt * m->ept + e->first;
 
-			if (e->used && a < hi && lo < a + e->npages) {
+			if (e->used && a < hi && lo < a + e->npages && e->fill_seq < seq) {
 				e->used = false;
 				t->st.invalidated++;
 			}
 		}
 		unlock(t);
 	}
+}
+
+void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	unsigned long lo, hi;
+
+	if (!range_of(m, start, end, &lo, &hi))
+		return;
+	drop(m, lo, hi, UINT64_MAX);
 	/* break-before-make: the invalidation of these entries is complete */
 	bbm_invalidated(m, lo, hi);
+}
+
+/* Bumped by every hmm_reset and hmm_destroy: a pending record of an older
+ * epoch names an mm that was reset or freed since, and is dropped. */
+static _Atomic uint64_t tlb_epoch;
+
+void tlb_forget_pending(void)
+{
+	atomic_fetch_add(&tlb_epoch, 1);
+}
+
+void tlb_invalidate_nosync(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	struct acc_thread *self = &acc_self;
+	unsigned long lo, hi;
+	uint64_t seq;
+
+	if (!range_of(m, start, end, &lo, &hi))
+		return;
+	/* the TLBI is issued now: it covers what is cached, being walked or
+	 * broken before this point, and nothing later */
+	seq = atomic_fetch_add(&m->tlb_seq, 1) + 1;
+	if (self->tlb_npend == ACC_TLB_PEND) {
+		/* full: the last record grows to cover this one too (later, so
+		 * it covers more: a finding may hide, none is made up) */
+		struct acc_tlb_pend *p = &self->tlb_pend[ACC_TLB_PEND - 1];
+
+		if (p->m == m && p->epoch == atomic_load(&tlb_epoch)) {
+			p->lo = p->lo < lo ? p->lo : lo;
+			p->hi = p->hi > hi ? p->hi : hi;
+			p->seq = seq;
+			return;
+		}
+		tlb_sync();   /* another mm's (not in this harness's runs) */
+	}
+	self->tlb_pend[self->tlb_npend++] =
+		(struct acc_tlb_pend){ m, atomic_load(&tlb_epoch), lo, hi, seq };
+}
+
+void tlb_sync(void)
+{
+	struct acc_thread *self = &acc_self;
+
+	for (unsigned i = 0; i < self->tlb_npend; i++) {
+		struct acc_tlb_pend *p = &self->tlb_pend[i];
+		struct harness_mm *m = p->m;
+
+		if (p->epoch != atomic_load(&tlb_epoch) || !m->tlb_on)
+			continue;
+		drop(m, p->lo, p->hi, p->seq);
+		bbm_invalidated_before(m, p->lo, p->hi, p->seq);
+	}
+	self->tlb_npend = 0;
 }
 
 void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)

@@ -14,9 +14,10 @@
  * Software writers invalidate through the kernel's flush helpers
  * (core/kcompat.h: __flush_tlb_range, flush_tlb_page, _nosync variants,
  * flush_tlb_mm), which reach kc_tlb_flush (core/mm.c): a flush removes the
- * range from every agent's TLB and completes at once (a _nosync one too:
- * docs/tlb.md says why that can only hide findings). A walk racing with an
- * invalidation does not fill.
+ * range from every agent's TLB and completes at once. A _nosync one
+ * (kc_tlb_flush_nosync) completes at the issuing thread's next DSB
+ * (kc_dsb, or the DSB of its next synchronous flush). A walk racing with a
+ * completing invalidation does not fill.
  *
  * The checks:
  *   tlb_conflict      a TLB holds two translations of one address (a CONT
@@ -57,6 +58,7 @@ struct tlb_entry {
 	unsigned walked;            /* the index whose descriptor was walked */
 	uint64_t pte;               /* that descriptor, as the walk left it */
 	uint64_t last_use;          /* LRU */
+	uint64_t fill_seq;          /* m->tlb_seq when its walk began */
 	/* entries (bit i: first + i) whose table entry a completed writer op
 	 * changed so that this translation grants what the table no longer
 	 * does, to any access (stale_r) or to a write (stale_w): set by
@@ -98,8 +100,24 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			    unsigned j, bool write, struct violation *out);
 
 /* Remove [start, end) (virtual addresses of m) from every attached TLB
- * and complete the invalidation for break-before-make (core/bbm.h). */
+ * and complete the invalidation for break-before-make (core/bbm.h): a
+ * synchronous flush (TLBI + DSB). */
 void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end);
+
+/* A _nosync flush of [start, end): the TLBI issued, not completed. It is
+ * recorded for the calling thread (acc_self.tlb_pend); until that thread's
+ * next DSB (tlb_sync) the agents may still use the translations cached
+ * before it and the break-before-make monitor keeps the entries broken
+ * before it invalid-not-yet-invalidated. */
+void tlb_invalidate_nosync(struct harness_mm *m, unsigned long start, unsigned long end);
+
+/* The calling thread's DSB: completes every _nosync invalidation it
+ * issued (removes from every TLB the translations cached before each, and
+ * moves the entries broken before each to invalid-and-invalidated). */
+void tlb_sync(void);
+/* An mm is reset or freed (hmm_reset, hmm_destroy): every thread's
+ * pending _nosync invalidations are forgotten. */
+void tlb_forget_pending(void);
 
 /* A writer op on entries [lo, hi) of table lt returned (under its PTL,
  * with the flushes it owes issued): every cached translation of them
