@@ -144,6 +144,53 @@ int main(void)
 		CHECK(bbm_store(&M, gi, a | PTE_BIT_CONT, &v));       /* after the invalidation */
 	}
 
+	/* _nosync: the TLBI pends until this thread's DSB. Block 0 (CONT) is
+	 * cached; a nosync flush leaves it usable; dsb() removes it. A walk
+	 * after the TLBI was issued is not covered by it: its translation
+	 * survives the DSB. */
+	kc_tlb_flush(&M.mm, addr(0), addr(c));
+	CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_WALKED);
+	kc_tlb_flush_nosync(&M.mm, addr(0), addr(c));
+	CHECK(acc_self.tlb_npend == 1);
+	CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_HIT);
+	kc_dsb();
+	CHECK(acc_self.tlb_npend == 0);
+	CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_WALKED);
+	kc_tlb_flush(&M.mm, addr(0), addr(c));
+	kc_tlb_flush_nosync(&M.mm, addr(0), addr(c));
+	CHECK(tlb_access(&M, &t, 0, 0, 2, false, &v) == TLB_WALKED);  /* after the TLBI */
+	kc_dsb();
+	CHECK(tlb_access(&M, &t, 0, 0, 2, false, &v) == TLB_HIT);
+	/* a synchronous flush's DSB completes the pending ones too, and more
+	 * than ACC_TLB_PEND pending ones all complete */
+	for (unsigned i = 0; i <= ACC_TLB_PEND; i++)
+		kc_tlb_flush_nosync(&M.mm, addr(i == 0 ? 0 : 3 * c), addr(i == 0 ? c : 3 * c + 1));
+	CHECK(acc_self.tlb_npend == ACC_TLB_PEND);
+	CHECK(tlb_access(&M, &t, 0, 0, 2, false, &v) == TLB_HIT);
+	kc_tlb_flush(&M.mm, addr(3 * c), addr(4 * c));
+	CHECK(acc_self.tlb_npend == 0);
+	CHECK(tlb_access(&M, &t, 0, 0, 2, false, &v) == TLB_WALKED);
+
+	/* the monitor with _nosync: a break stays not-invalidated until the
+	 * DSB; a break made after the TLBI was issued is not covered by it */
+	{
+		unsigned long gi = 3 * c + 1;
+		uint64_t a = pm_pfn_pte(7000, prot(true), M.g->page_shift);
+		uint64_t b = pm_pfn_pte(8000, prot(true), M.g->page_shift);
+
+		CHECK(bbm_store(&M, gi, a, &v));
+		CHECK(bbm_store(&M, gi, 0, &v));                      /* the break */
+		kc_tlb_flush_nosync(&M.mm, addr(gi), addr(gi + 1));
+		CHECK(!bbm_store(&M, gi, b, &v) && v.kind == VK_BBM); /* TLBI issued, not complete */
+		CHECK(bbm_store(&M, gi, 0, &v));                      /* a break after the TLBI */
+		kc_dsb();
+		CHECK(!bbm_store(&M, gi, a, &v) && v.kind == VK_BBM); /* the DSB did not cover it */
+		CHECK(bbm_store(&M, gi, 0, &v));
+		kc_tlb_flush_nosync(&M.mm, addr(gi), addr(gi + 1));
+		kc_dsb();
+		CHECK(bbm_store(&M, gi, b, &v));                      /* TLBI + DSB: complete */
+	}
+
 	tlb_detach(&M, &t);
 	hmm_destroy(&M);
 	rcu_unregister_thread();
