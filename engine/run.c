@@ -346,6 +346,23 @@ static void set_up_blocks(void)
 	history_detach();
 }
 
+/* The TLBs' initial contents (tlb_entry lines): each a hardware access
+ * through the thread's TLB before the first step, walking the table the
+ * blocks were made in (setting AF, and dirty for a write, as a touch
+ * does) and caching what it walked. An entry that is not valid caches
+ * nothing. */
+static void set_up_tlbs(void)
+{
+	const struct script *s = R.s;
+
+	for (unsigned i = 0; i < s->ntlb_init; i++) {
+		struct violation vio;
+
+		tlb_access(R.m, &eng_tlbs[s->tlb_init[i].thread], 0, s->tlb_init[i].block,
+			   s->tlb_init[i].entry, s->tlb_init[i].flags & 1, &vio);
+	}
+}
+
 enum run_status run_script(const struct script *s, const struct run_opts *o,
 			   struct run_result *r)
 {
@@ -420,6 +437,8 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		R.m->tlb_on = 1;
 	}
 	set_up_blocks();
+	if (r->status != RS_VIOLATION && s->tlb)
+		set_up_tlbs();
 	if (r->status != RS_VIOLATION)
 		eng_run();
 	if (r->status != RS_VIOLATION) {
