@@ -304,6 +304,8 @@ void hmm_reset(struct harness_mm *m)
 	atomic_store(&m->pending_frees, 0);
 	bbm_reset(m);
 	tlb_forget_pending();
+	atomic_store(&m->tlb_nosync, 0);
+	atomic_store(&m->tlb_nosync_done, 0);
 	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
 	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
 }

@@ -140,6 +140,8 @@ struct harness_mm {
 	 * break record the count at their time, so that the DSB completing
 	 * invalidation n covers only what was cached or broken before it */
 	_Atomic uint64_t tlb_seq;
+	/* _nosync invalidations issued, and completed by a DSB (stats) */
+	_Atomic uint64_t tlb_nosync, tlb_nosync_done;
 };
 
 /* Create the segment and the tables. On failure returns -1 with err set. */

@@ -321,6 +321,7 @@ void tlb_invalidate_nosync(struct harness_mm *m, unsigned long start, unsigned l
 	/* the TLBI is issued now: it covers what is cached, being walked or
 	 * broken before this point, and nothing later */
 	seq = atomic_fetch_add(&m->tlb_seq, 1) + 1;
+	atomic_fetch_add_explicit(&m->tlb_nosync, 1, memory_order_relaxed);
 	if (self->tlb_npend == ACC_TLB_PEND) {
 		/* full: the last record grows to cover this one too (later, so
 		 * it covers more: a finding may hide, none is made up) */
@@ -350,6 +351,7 @@ void tlb_sync(void)
 			continue;
 		drop(m, p->lo, p->hi, p->seq);
 		bbm_invalidated_before(m, p->lo, p->hi, p->seq);
+		atomic_fetch_add_explicit(&m->tlb_nosync_done, 1, memory_order_relaxed);
 	}
 	self->tlb_npend = 0;
 }

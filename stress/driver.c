@@ -410,11 +410,14 @@ static void summary(FILE *f, double elapsed, const char *result)
 			t.discarded += W.tlbs[i].st.discarded;
 		}
 		fprintf(f, " \"tlb\": {\"entries\": %u, \"evict\": \"%s\", \"hits\": %llu, \"misses\": %llu, "
-			"\"upgrades\": %llu, \"fills\": %llu, \"evictions\": %llu, \"invalidated\": %llu, \"fills_discarded\": %llu},\n",
+			"\"upgrades\": %llu, \"fills\": %llu, \"evictions\": %llu, \"invalidated\": %llu, \"fills_discarded\": %llu, "
+			"\"nosync_flushes\": %llu, \"nosync_completed\": %llu},\n",
 			C->tlb, C->tlb_evict == TLB_EVICT_RANDOM ? "random" : "lru",
 			(unsigned long long)t.hits, (unsigned long long)t.misses, (unsigned long long)t.upgrades,
 			(unsigned long long)t.fills, (unsigned long long)t.evictions,
-			(unsigned long long)t.invalidated, (unsigned long long)t.discarded);
+			(unsigned long long)t.invalidated, (unsigned long long)t.discarded,
+			(unsigned long long)atomic_load(&M.tlb_nosync),
+			(unsigned long long)atomic_load(&M.tlb_nosync_done));
 	}
 	fprintf(f, " \"faulting_devices\": %u, \"fault_accesses\": %llu, \"fault_fixups\": %llu,\n",
 		C->faulters, (unsigned long long)atomic_load(&W.fault_accesses),
