@@ -108,6 +108,16 @@ DRIVERS = {
         test_data = [],
         test_args = [],
     ),
+    # the aging bench (//stress:aging) over a kernel tree (tools/aging)
+    "aging": struct(
+        backend = "native",
+        main = "//stress:bench/aging.c",
+        deps = ["//core:runtime"],
+        copts = [],
+        linkopts = [],
+        test_data = [],
+        test_args = [],
+    ),
     "on_engine": struct(
         backend = "sched",
         main = None,

@@ -1,6 +1,10 @@
 /*
  * stress/bench/aging.c - what flush-less aging costs, on the TLB model
- * (core/tlb.h, docs/tlb.md). `bazel run //stress:aging [-- --svg=FILE]`.
+ * (core/tlb.h, docs/tlb.md). `bazel run //stress:aging [-- --svg=FILE]`,
+ * on a kernel tree's clear_flush_young / test_and_clear_young:
+ * `bazel run //stress:aging -- --kernel-tree PATH [--patch FILE]` (which
+ * runs tools/aging: the tree's contpte.c built on the kernel-tree shim with
+ * this file as its main, as tools/hammer builds it with the hammer's).
  * A bench, not a test: it prints figures (docs/results.md).
  *
  * One CPU with a TLB of C entries reads N CONT-mapped blocks (a block is one
@@ -19,9 +23,16 @@
  * per reclaim pass, how many flush calls each policy makes and how many
  * cached translations they drop.
  *
+ * A _nosync flush (the kernel trees' clear_flush_young) completes at the
+ * thread's next DSB: each aging pass ends with one (dsb(), the best case
+ * for _nosync: in the kernel a later synchronous flush or a context switch
+ * brings it).
+ *
  * Single-threaded and deterministic (--seed): the figures are exact for
  * the model, not timings.
  */
+#include <errno.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +98,12 @@ __attribute__((noinline)) void age(struct harness_mm *m, enum policy p, bool *yo
 	}
 }
 
+/* The pass's end: the DSB that completes its _nosync flushes. */
+static void pass_end(void)
+{
+	kc_dsb();
+}
+
 static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed)
 {
 	static struct harness_mm m;
@@ -114,6 +131,7 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 	miss0 = t.st.misses;
 	for (unsigned pass = 0; pass <= PASSES; pass++) {
 		age(&m, p, young);
+		pass_end();
 		for (unsigned b = 0; b < N; b++) {
 			if (pass)
 				*(young[b] ? &seen : &unseen) += acc[b];
@@ -197,11 +215,26 @@ static void svg(const char *rel, double imp[NCAPS][NRATES])
 
 int main(int argc, char **argv)
 {
-	const char *svg_path = NULL, *gname = "4k", *only = NULL;
+	const char *svg_path = NULL, *gname = "4k", *only = NULL, *vname = "baseline";
+	const char *subject = getenv("KERNEL_TREE_SOURCE");
 	uint64_t seed = 1;
 	unsigned only_cap = CAPS[NCAPS - 1];
 	double imp[NCAPS][NRATES];
 
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--kernel-tree") || !strncmp(argv[i], "--kernel-tree=", 14)) {
+			/* built by tools/aging, which runs a nested bazel build as
+			 * tools/hammer does (bazel run has released the server by
+			 * now): hand it the whole command line */
+			const char *ws = getenv("BUILD_WORKSPACE_DIRECTORY");
+			char tool[4096];
+
+			snprintf(tool, sizeof(tool), "%s%stools/aging", ws ? ws : "", ws ? "/" : "");
+			argv[0] = tool;
+			execv(tool, argv);
+			fprintf(stderr, "aging: cannot run %s: %s\n", tool, strerror(errno));
+			return 2;
+		}
 	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--svg=", 6))
 			svg_path = argv[i] + 6;
@@ -217,8 +250,11 @@ int main(int argc, char **argv)
 			only = argv[i] + 7;
 		else if (!strncmp(argv[i], "--tlb=", 6))
 			only_cap = (unsigned)atoi(argv[i] + 6);
+		else if (!strncmp(argv[i], "--variant=", 10))
+			vname = argv[i] + 10;
 		else {
 			fprintf(stderr, "usage: aging [--svg=FILE] [--blocks=N] [--passes=P] [--seed=S] [--granule=4k|16k|64k]\n"
+					"             [--kernel-tree PATH [--patch FILE]] (a kernel tree's contpte.c, via tools/aging)\n"
 					"             [--only=flush|noflush|batched [--tlb=ENTRIES]]  (one reclaim run, for callgrind;\n"
 					"             --tlb=0: no TLB model, flushes only counted:\n"
 					"             valgrind --tool=callgrind --toggle-collect=age aging --only=...)\n");
@@ -227,8 +263,9 @@ int main(int argc, char **argv)
 	}
 	const struct granule *g = granule_by_name(gname);
 
-	if (!g || !(V = variant_find("baseline", g)) || N < 1 || N > 256 || PASSES < 1) {
-		fprintf(stderr, "aging: no baseline variant for granule '%s', or --blocks not 1..256, or --passes 0\n", gname);
+	if (!g || !(V = variant_find(vname, g)) || N < 1 || N > 256 || PASSES < 1) {
+		fprintf(stderr, "aging: no variant '%s' for granule '%s', or --blocks not 1..256, or --passes 0\n",
+			vname, gname);
 		return 2;
 	}
 	rcu_register_thread();
@@ -245,8 +282,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("aging imprecision (share of accesses after a young-clearing pass that the next pass\n"
-	       "reports old), baseline %s, %u CONT blocks, %u passes, seed %llu, LRU TLB\n\n",
-	       g->name, N, PASSES, (unsigned long long)seed);
+	       "reports old), %s%s %s, %u CONT blocks, %u passes, seed %llu, LRU TLB\n\n",
+	       subject ? "kernel tree " : "", subject ? subject : vname, g->name, N, PASSES,
+	       (unsigned long long)seed);
 	printf("%-8s %8s", "policy", "entries");
 	for (unsigned i = 0; i < NRATES; i++)
 		printf("  rate %-5g", RATES[i]);
