@@ -57,6 +57,7 @@ struct result {
 
 static const struct variant *V;
 static unsigned N = 64, PASSES = 200;
+static bool no_dsb;     /* --no-dsb: no DSB after the pass (_nosync flushes stay pending) */
 
 static uint64_t *entries(struct harness_mm *m, unsigned b)
 {
@@ -101,7 +102,8 @@ __attribute__((noinline)) void age(struct harness_mm *m, enum policy p, bool *yo
 /* The pass's end: the DSB that completes its _nosync flushes. */
 static void pass_end(void)
 {
-	kc_dsb();
+	if (!no_dsb)
+		kc_dsb();
 }
 
 static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed)
@@ -252,9 +254,12 @@ int main(int argc, char **argv)
 			only_cap = (unsigned)atoi(argv[i] + 6);
 		else if (!strncmp(argv[i], "--variant=", 10))
 			vname = argv[i] + 10;
+		else if (!strcmp(argv[i], "--no-dsb"))
+			no_dsb = true;
 		else {
 			fprintf(stderr, "usage: aging [--svg=FILE] [--blocks=N] [--passes=P] [--seed=S] [--granule=4k|16k|64k]\n"
 					"             [--kernel-tree PATH [--patch FILE]] (a kernel tree's contpte.c, via tools/aging)\n"
+					"             [--no-dsb] (no DSB after an aging pass: _nosync flushes stay pending)\n"
 					"             [--only=flush|noflush|batched [--tlb=ENTRIES]]  (one reclaim run, for callgrind;\n"
 					"             --tlb=0: no TLB model, flushes only counted:\n"
 					"             valgrind --tool=callgrind --toggle-collect=age aging --only=...)\n");
@@ -282,9 +287,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("aging imprecision (share of accesses after a young-clearing pass that the next pass\n"
-	       "reports old), %s%s %s, %u CONT blocks, %u passes, seed %llu, LRU TLB\n\n",
+	       "reports old), %s%s %s, %u CONT blocks, %u passes, seed %llu, LRU TLB%s\n\n",
 	       subject ? "kernel tree " : "", subject ? subject : vname, g->name, N, PASSES,
-	       (unsigned long long)seed);
+	       (unsigned long long)seed, no_dsb ? ", no DSB after a pass" : "");
 	printf("%-8s %8s", "policy", "entries");
 	for (unsigned i = 0; i < NRATES; i++)
 		printf("  rate %-5g", RATES[i]);
