@@ -127,8 +127,8 @@ static int validate(const struct script *s, struct script_error *err, size_t off
 		return fail(err, off, "unknown memory model %u (0 sc, 1 arm)", s->memory);
 	if (s->memory == MEM_SC && s->nchoices)
 		return fail(err, off, "choices are for the arm memory model; this script is sc");
-	if (s->tlb_evict > 1)
-		return fail(err, off, "unknown TLB eviction %u (0 lru, 1 random)", s->tlb_evict);
+	if (s->tlb_evict > 1 || (s->tlb_evict && !s->tlb))
+		return fail(err, off, "TLB eviction %u (0 lru, 1 random; random needs a TLB)", s->tlb_evict);
 	if (s->ntlb_init > SCRIPT_MAX_TLB_INIT)
 		return fail(err, off, "%u tlb_entry lines (at most %d)", s->ntlb_init, SCRIPT_MAX_TLB_INIT);
 	if (s->ntlb_init && !s->tlb)
@@ -350,11 +350,16 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 		if (lenient) {
 			size_t avail = (len - o - 3) / 4;
 
+			if (!s->tlb)
+				s->tlb_evict = 0;
 			s->ntlb_init = s->tlb ? in_range(s->ntlb_init, 0, SCRIPT_MAX_TLB_INIT) : 0;
 			if (s->ntlb_init > avail)
 				s->ntlb_init = (unsigned)avail;
 		} else if (buf[o + 1] & ~3u) {
 			return fail(err, o + 1, "TLB flags 0x%x (bit0 random eviction, bit1 bbml2)", buf[o + 1]);
+		} else if (!s->tlb && !s->bbml2) {
+			/* what the encoder writes as version 1 or 2: one script, one encoding */
+			return fail(err, o, "a TLB section with no TLB and no bbml2 (written as version 1 or 2)");
 		} else if (s->ntlb_init > SCRIPT_MAX_TLB_INIT) {
 			return fail(err, o + 2, "%u TLB entries (at most %d)", s->ntlb_init, SCRIPT_MAX_TLB_INIT);
 		}

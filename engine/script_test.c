@@ -192,7 +192,18 @@ int main(void)
 		CHECK(!script_walk(bin, n, SCRIPT_LENIENT, 0, &b, &e) && b.tlb_evict == 1 && b.bbml2,
 		      "lenient reading of TLB flags 0xff");
 		round_trip(&a);
+		/* one script, one encoding: a section that says nothing (no TLB,
+		 * no bbml2) or random eviction without a TLB is not read
+		 * strictly; leniently it is repaired */
+		a.ntlb_init = 0;
+		a.bbml2 = false;
+		n = script_encode(&a, bin);
+		bin[n - 2 - 2 - 3] = 0;           /* tlb 0: before the flags and the count (0) */
+		CHECK(script_decode(bin, n, &b, &e) != 0, "an empty TLB section read strictly");
+		CHECK(!script_walk(bin, n, SCRIPT_LENIENT, 0, &b, &e) && !b.tlb && !b.tlb_evict,
+		      "an empty TLB section read leniently");
 		a.tlb = 0;
+		a.tlb_evict = 0;
 		a.bbml2 = false;
 		a.ntlb_init = 0;
 		CHECK(script_encode(&a, bin) && bin[4] == SCRIPT_VERSION_SC, "without TLB lines: version 1");
