@@ -30,6 +30,10 @@ TREES = ["baseline", "early_exit"]
 # memory: "arm" if only arm64's weaker ordering shows it (the engine's
 #         --memory=arm; stress mode on x86 cannot); omitted: any model
 # what:   one line: what the slip is
+# args:   extra hammer flags its stress test needs (the TLB model's mutants:
+#         --tlb, docs/tlb.md; each runs clean without it); omitted: none
+# caller: True if the slip is in the caller's part (core-mm's TLB flush,
+#         core/ops.c caller_flush) rather than at a MUTANT point
 #
 # One entry per line: fuzz/bench/ttfd reads name, base and expect with sed.
 MUTANTS = [
@@ -57,6 +61,10 @@ MUTANTS = [
     struct(name = "access_flags_gathered_noop", base = "baseline", expect = "flags_not_set|fault_loop", what = "set_access_flags: the no-op test compares the request with the gathered ptep_get value (the bug the 2026-03 fix removed)"),
     struct(name = "fold_leaves_last", base = "baseline", expect = "mixed_block", what = "fold rewrites all but the last entry of the block (cleared, left none)"),
     struct(name = "unmap_drops_dirty", base = "baseline", expect = "wrong_return", what = "get_and_clear_full_ptes returns without the dirty state of the entries after the first"),
+    struct(name = "convert_no_flush", base = "baseline", expect = "bbm_violation|tlb_conflict", args = ["--tlb=8"], what = "contpte_convert skips its TLB flush between clearing the block and rewriting it, without BBML2_NOABORT"),
+    struct(name = "convert_no_dsb", base = "baseline", expect = "bbm_violation|tlb_conflict|stale_tlb_access", args = ["--tlb=8"], what = "contpte_convert issues its TLB flush as __flush_tlb_range_nosync and drops the DSB that completes it, then rewrites the block"),
+    struct(name = "unmap_no_flush", base = "baseline", expect = "stale_tlb_access|bbm_violation", args = ["--tlb=8"], caller = True, what = "unmap: the caller frees the pages without the TLB flush (a CPU still translates to the freed page)"),
+    struct(name = "wrprotect_no_flush", base = "baseline", expect = "stale_tlb_access", args = ["--tlb=8"], caller = True, what = "wrprotect: the caller drops its TLB flush (a write goes through a stale writable translation)"),
     struct(name = "publish_no_wmb", base = "baseline", expect = "use_after_free|torn_mapping", memory = "arm", what = "a new page table published without smp_wmb: a walker may find it before its clearing and entries are visible"),
 ]
 

@@ -108,6 +108,16 @@ DRIVERS = {
         test_data = [],
         test_args = [],
     ),
+    # the aging bench (//stress:aging) over a kernel tree (tools/aging)
+    "aging": struct(
+        backend = "native",
+        main = "//stress:bench/aging.c",
+        deps = ["//core:runtime"],
+        copts = [],
+        linkopts = [],
+        test_data = [],
+        test_args = [],
+    ),
     "on_engine": struct(
         backend = "sched",
         main = None,
@@ -224,9 +234,33 @@ def stress_suite():
                     "--granule=" + g,
                     "--expect=" + m.expect,
                     "--seconds=" + MUTANT_BOUND_SECONDS,
-                ],
+                ] + getattr(m, "args", []),
                 expect_violation = True,
             )
+    # The TLB model (--tlb, docs/tlb.md) on the correct trees: clean, with
+    # and without BBML2_NOABORT, LRU and random eviction.
+    for tree, g, extra in TLB_CLEAN:
+        subject_binary(
+            name = "clean_tlb_%s_%s%s" % (tree, g, "".join([e.replace("--", "_").replace("=", "_").replace("-", "_") for e in extra])),
+            subject = "variants",
+            driver = "hammer",
+            test_args = [
+                "--variant=" + tree,
+                "--granule=" + g,
+                "--seconds=" + CLEAN_SECONDS,
+                "--threads=2,1,2",
+                "--tlb=8",
+            ] + extra,
+        )
+
+TLB_CLEAN = [
+    ("baseline", "4k", []),
+    ("baseline", "4k", ["--bbml2"]),
+    ("baseline", "16k", ["--tlb-evict=random"]),
+    ("baseline", "64k", []),
+    ("early_exit", "4k", ["--bbml2", "--tlb-evict=random"]),
+    ("early_exit", "16k", []),
+]
 
 # ---- the fuzz campaigns' harnesses -------------------------------------------
 

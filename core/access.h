@@ -41,6 +41,17 @@
 
 struct acc_thread;
 
+/* A _nosync TLB invalidation this thread issued and has not yet completed
+ * with a DSB (core/tlb.c): entries [lo, hi) of harness mm m, issued as
+ * number seq of m's invalidations. Its next DSB completes them all. */
+#define ACC_TLB_PEND 8
+struct acc_tlb_pend {
+	void *m;
+	uint64_t epoch;           /* tlb_epoch when issued (a reset since: dropped) */
+	unsigned long lo, hi;
+	uint64_t seq;
+};
+
 /* Told about every mutation a thread with an observer makes. begin runs
  * before the access and returns a token; end runs after it with the value
  * the entry now holds (if changed) and whether it changed. */
@@ -60,6 +71,8 @@ struct acc_thread {
 	void *observer_data;
 	void (*on_limit)(struct acc_thread *t);
 	struct acc_guard *guard;  /* a read's or writer op's, or NULL */
+	unsigned tlb_npend;       /* _nosync invalidations awaiting this thread's DSB */
+	struct acc_tlb_pend tlb_pend[ACC_TLB_PEND];
 };
 
 /* Around a subject's read or writer op (core/ops.c, the drivers):

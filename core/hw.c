@@ -4,6 +4,7 @@
 #include "core/access.h"
 #include "core/rcu_tsan.h"
 #include "core/rng.h"
+#include "core/tlb.h"
 
 static void mark_max(_Atomic uint64_t *mark, uint64_t v)
 {
@@ -14,7 +15,8 @@ static void mark_max(_Atomic uint64_t *mark, uint64_t v)
 		;
 }
 
-bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
+/* The walk's update; returns the descriptor as the walk leaves it. */
+static uint64_t touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write, bool *changedp)
 {
 	bool changed = false;
 	uint64_t s, v, nv;
@@ -43,10 +45,36 @@ bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
 		if (!pm_hw_dirty(v) && pm_hw_dirty(nv))
 			mark_max(&h->hw_dirty_mark[j], s + 1);
 		changed = true;
+		v = nv;
 		break;
 	}
 	atomic_fetch_add_explicit(&h->hw_end, 1, memory_order_release);
+	*changedp = changed;
+	return v;
+}
+
+bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
+{
+	bool changed;
+
+	touch(h, ptep, j, write, &changed);
 	return changed;
+}
+
+uint64_t hw_walk(struct block_hist *h, uint64_t *ptep, unsigned j, bool write)
+{
+	bool changed;
+	uint64_t v, seen;
+
+	/* What the walk caches is the coherent latest descriptor: a walk that
+	 * begins after an invalidation completed (TLBI + DSB) sees the stores
+	 * before it (a plain load may read an older write under the engine's
+	 * arm model; a compare-and-swap with itself reads the latest) */
+	for (;;) {
+		v = touch(h, ptep, j, write, &changed);
+		if (changed || (seen = acc_cmpxchg(ptep, v, v)) == v)
+			return v;
+	}
 }
 
 bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
@@ -63,12 +91,17 @@ bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool w
 	return changed;
 }
 
-void hw_burst(struct harness_mm *m, unsigned lt, unsigned b, unsigned n, bool stream,
-	      uint64_t *rng)
+bool hw_burst(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned b, unsigned n,
+	      bool stream, uint64_t *rng, struct violation *out)
 {
 	for (unsigned i = 0; i < n; i++) {
 		unsigned j = stream ? i % m->cont : rng_below(rng, m->cont);
+		bool write = stream || rng_below(rng, 3) == 0;
 
-		hw_access(m, lt, b, j, stream || rng_below(rng, 3) == 0);
+		if (!t)
+			hw_access(m, lt, b, j, write);
+		else if (tlb_access(m, t, lt, b, j, write, out) == TLB_BAD)
+			return false;
 	}
+	return true;
 }

@@ -16,6 +16,9 @@
  * of the block maps. The caller is inside rcu_read_lock and found ptep
  * through the table pointer. Returns true if the entry changed. */
 bool hw_touch(struct block_hist *h, uint64_t *ptep, unsigned j, bool write);
+/* The same update, as a table walk (core/tlb.c): returns the descriptor as
+ * the walk leaves it (invalid: the access faults). */
+uint64_t hw_walk(struct block_hist *h, uint64_t *ptep, unsigned j, bool write);
 
 /* One hardware access to entry j of block b of logical table lt, inside
  * its own RCU read-side section (the table walk). */
@@ -24,8 +27,12 @@ bool hw_access(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool w
 /* A burst of n hardware accesses to block b of logical table lt, each
  * inside its own RCU read-side section: random entries, one in three a
  * write; or, with stream, a write to every entry in order (a program
- * streaming over the folio). */
-void hw_burst(struct harness_mm *m, unsigned lt, unsigned b, unsigned n, bool stream,
-	      uint64_t *rng);
+ * streaming over the folio). Through TLB t (core/tlb.h), or with t NULL
+ * straight to the table. False (out filled) if an access was a violation
+ * of the TLB model; the burst stops there. */
+struct tlb;
+struct violation;
+bool hw_burst(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned b, unsigned n,
+	      bool stream, uint64_t *rng, struct violation *out);
 
 #endif

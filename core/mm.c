@@ -11,9 +11,11 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/bbm.h"
 #include "core/oob.h"
 #include "core/plain_access.h"
 #include "core/rcu_tsan.h"
+#include "core/tlb.h"
 
 #ifdef CORE_TSAN
 char rcu_tsan_gp_token;
@@ -104,8 +106,39 @@ void kc_set_table(struct mm_struct *mm, pgtable_t *slot, pgtable_t table)
 
 void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end)
 {
-	(void)start; (void)end;
-	atomic_fetch_add_explicit(&hmm_of(mm)->hdr->tlb_flushes, 1, memory_order_relaxed);
+	struct harness_mm *m = hmm_of(mm);
+
+	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
+	/* With the TLB model on, a synchronous flush helper removes the range
+	 * from the agents' TLBs and completes (docs/tlb.md). */
+	if (m->tlb_on) {
+		/* the flush helpers' DSB ISHST: the stores the flush covers are
+		 * visible to table walks before the invalidation */
+		acc_dsb();
+		tlb_invalidate(m, start, end);
+		/* its closing DSB ISH also completes the thread's _nosync ones */
+		tlb_sync();
+	}
+}
+
+void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct harness_mm *m = hmm_of(mm);
+
+	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
+	/* The TLBI without the DSB that completes it: pending for this thread
+	 * until its next DSB (kc_dsb, or a synchronous flush). */
+	if (m->tlb_on) {
+		acc_dsb();
+		tlb_invalidate_nosync(m, start, end);
+	}
+}
+
+void kc_dsb(void)
+{
+	acc_dsb();
+	if (acc_self.tlb_npend)
+		tlb_sync();
 }
 
 bool hmm_retire_table(struct harness_mm *m, unsigned lt)
@@ -205,7 +238,8 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->tables = calloc(ntables, sizeof(*m->tables));
 	m->ptl = aligned_alloc(64, ntables * sizeof(*m->ptl));
 	m->free_fifo = calloc(m->nslots, sizeof(*m->free_fifo));
-	if (!m->tables || !m->ptl || !m->free_fifo) {
+	m->bbm = calloc((size_t)ntables * m->ept, sizeof(*m->bbm));
+	if (!m->tables || !m->ptl || !m->free_fifo || !m->bbm) {
 		snprintf(err, errlen, "out of memory");
 		hmm_destroy(m);
 		return -1;
@@ -268,6 +302,10 @@ void hmm_reset(struct harness_mm *m)
 		m->tables[lt] = slot_alloc(m, lt);
 	atomic_store(&m->next_folio, 1ULL << 20);
 	atomic_store(&m->pending_frees, 0);
+	bbm_reset(m);
+	tlb_forget_pending();
+	atomic_store(&m->tlb_nosync, 0);
+	atomic_store(&m->tlb_nosync_done, 0);
 	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
 	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
 }
@@ -294,6 +332,9 @@ void hmm_destroy(struct harness_mm *m)
 	free(m->tables);
 	free(m->ptl);
 	free(m->free_fifo);
+	free(m->bbm);
+	m->bbm = NULL;
+	tlb_forget_pending();
 	m->seg = NULL;
 	m->memfd = -1;
 	m->tables = NULL;

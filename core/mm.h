@@ -104,6 +104,10 @@ struct hmm_ptl {
 	_Alignas(64) pthread_mutex_t lock;
 };
 
+struct tlb;
+struct bbm_entry;
+#define HMM_MAX_TLBS 16
+
 struct harness_mm {
 	struct mm_struct mm;            /* what kernel code sees */
 	struct vm_area_struct vma;
@@ -125,6 +129,19 @@ struct harness_mm {
 	unsigned free_head, free_count;
 	_Alignas(64) _Atomic uint64_t next_folio;   /* next fresh folio's pfn (CONT-aligned) */
 	_Alignas(64) _Atomic uint64_t pending_frees;
+	/* The TLB model (core/tlb.h; --tlb): off (0) unless a driver turns it
+	 * on; then flushes invalidate the attached TLBs and software stores go
+	 * through the break-before-make monitor (core/bbm.h), one state per
+	 * entry of every logical table (ntables * ept). */
+	int tlb_on;
+	struct tlb *_Atomic tlbs[HMM_MAX_TLBS];
+	struct bbm_entry *bbm;
+	/* numbers the _nosync invalidations (core/tlb.c): a TLB fill and a
+	 * break record the count at their time, so that the DSB completing
+	 * invalidation n covers only what was cached or broken before it */
+	_Atomic uint64_t tlb_seq;
+	/* _nosync invalidations issued, and completed by a DSB (stats) */
+	_Atomic uint64_t tlb_nosync, tlb_nosync_done;
 };
 
 /* Create the segment and the tables. On failure returns -1 with err set. */

@@ -40,6 +40,10 @@ void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable);
 
 /* Called by the TLB-flush shims: the harness counts flushes. */
 void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* A _nosync flush: issued, completed by the thread's next DSB (kc_dsb). */
+void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* dsb(): the barrier, and the completion of the thread's _nosync flushes. */
+void kc_dsb(void);
 /* Whether the modelled CPU has BBML2_NOABORT (fold/unfold skip the flush). */
 extern int kc_bbml2_noabort;
 

@@ -7,6 +7,7 @@
 
 #include "core/access.h"
 #include "core/oob.h"
+#include "core/tlb.h"
 #include "core/oracle/oracle.h"
 
 /* Entry pointers and values as the kernel-dialect entry points take them. */
@@ -204,6 +205,33 @@ static int run_unfold(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 	return 1;
 }
 
+/* ---- the caller's TLB flush --------------------------------------------------
+ * What core-mm does after the arch call when the change takes a
+ * permission or a page away: unmap (mmu_gather, before the pages are
+ * freed), wrprotect (fork's flush before the child may run), MADV_FREE
+ * (clear_young_dirty's mmu_gather). Only with the TLB model on (--tlb),
+ * so that the flush counts of a run without it stay what they were. The
+ * caller mutants (build/catalogue.bzl) drop it. */
+static void caller_flush(struct op_ctx *c, unsigned n, const char *slip)
+{
+	if (!c->m->tlb_on || (slip && c->m->v->mutant && !strcmp(c->m->v->mutant, slip)))
+		return;
+	kc_tlb_flush(&c->m->mm, c->addr, c->addr + n * (1UL << c->m->g->page_shift));
+}
+
+/* MADV_FREE: contpte_clear_young_dirty_ptes may widen to whole blocks
+ * (the kernel's caller passes whole large folios, so its flush covers
+ * them); the harness asks for part of a block too, so its caller flushes
+ * the block. */
+static void caller_flush_block(struct op_ctx *c)
+{
+	unsigned long size = (unsigned long)c->m->cont << c->m->g->page_shift;
+	unsigned long start = c->addr & ~(size - 1);
+
+	if (c->m->tlb_on)
+		kc_tlb_flush(&c->m->mm, start, start + size);
+}
+
 /* ---- unmap ---------------------------------------------------------------- */
 static bool pick_unmap(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
 {
@@ -220,6 +248,8 @@ static int run_unmap(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
 	c->k->ret = c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0).pte;
 	c->k->has_ret = true;
+	/* core-mm's mmu_gather: flush, then free the pages */
+	caller_flush(c, n, "unmap_no_flush");
 	return 1;
 }
 
@@ -262,6 +292,8 @@ static int run_clear_young_dirty(struct op_ctx *c, unsigned s, unsigned n, unsig
 	if (!run_is(c->e, s, n, 1))
 		return 0;
 	c->m->v->ep.ep_clear_young_dirty_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n, cyd);
+	if (flags & OPF_DIRTY)
+		caller_flush_block(c);
 	return 1;
 }
 
@@ -271,6 +303,7 @@ static int run_wrprotect(struct op_ctx *c, unsigned s, unsigned n, unsigned flag
 	if (!run_is(c->e, s, n, 1))
 		return 0;
 	c->m->v->ep.ep_wrprotect_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n);
+	caller_flush(c, n, "wrprotect_no_flush");
 	return 1;
 }
 
@@ -741,6 +774,7 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	if (d->shape != OP_SHAPE_NONE && (s >= cont || n == 0 || n > cont - s))
 		return 0;
 	w->consumes = op_consumes(op, a->flags);
+	w->bbm_bad = false;
 	op_check_begin(k, m, lt, b, op == OP_RETIRE);
 	k->op = op;
 	k->s = s;
@@ -773,6 +807,10 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	/* the op's stores visible before the harness checks the op (on real
 	 * hardware the PTL's release will do it) */
 	acc_writes_visible();
+	/* the op returned: translations of its entries that outlived a change
+	 * are stale from now on */
+	if (m->tlb_on)
+		tlb_op_done(m, lt, op == OP_RETIRE ? 0 : b * cont, op == OP_RETIRE ? m->ept : (b + 1) * cont);
 	atomic_store_explicit(&w->cur_op, 0, memory_order_release);
 	*touched = jumped ? (op == OP_RETIRE ? -1 : (int)b) : c.touched;
 	k->rc = jumped ? 1 : rc;
@@ -795,8 +833,12 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 				  hmm_where(m, g.fault_addr, where, sizeof(where)));
 		return 1;
 	}
-	if (!op_check_blocks(k, &w->vio) || (d->post && !d->post(k, &w->vio)))
+	if (w->bbm_bad) {
 		w->failed = true;
+		w->vio = w->bbm_vio;
+	} else if (!op_check_blocks(k, &w->vio) || (d->post && !d->post(k, &w->vio))) {
+		w->failed = true;
+	}
 	return rc;
 }
 

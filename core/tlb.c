@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/access.h"
+#include "core/bbm.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"
@@ -57,19 +58,35 @@ static bool overlaps(const struct tlb_entry *e, unsigned lt, unsigned first, uns
 	return e->used && e->lt == lt && first < e->first + e->npages && e->first < first + n;
 }
 
-/* A translation grants more than the table now does: another output
- * address, an entry that is gone, or write permission taken away. */
-static const char *stale_because(const struct tlb_entry *e, uint64_t now, unsigned idx,
-				 bool write, unsigned shift)
+/* Does translation e, at entry idx, grant what the table (tab: the live
+ * table's entries) no longer does? To any access: the entry is gone or
+ * maps another page. To a write (*write_only): the translation is
+ * dirty-writable and the entry lost write permission, or lost the dirty
+ * state the translation carries - for a CONT translation the block's
+ * (hardware updates only the descriptor it walked; the block is dirty if
+ * any entry is, as the kernel's gather has it). */
+static const char *stale_because(const struct tlb_entry *e, const uint64_t *tab, unsigned idx,
+				 unsigned shift, bool *write_only)
 {
+	uint64_t now = acc_peek((uint64_t *)tab + idx);
 	uint64_t expect_pfn = pm_pfn(e->pte, shift) + idx - e->walked;
+	bool dirty = false;
 
+	*write_only = false;
 	if (!pm_valid(now))
-		return "the entry is no longer valid";
+		return "the entry is no longer valid (its page may be freed and reused)";
 	if (pm_pfn(now, shift) != expect_pfn)
 		return "the entry maps another page now";
-	if (write && pm_hw_dirty(e->pte) && !pm_write(now))
+	*write_only = true;
+	if (!pm_hw_dirty(e->pte))
+		return NULL;
+	if (!pm_write(now))
 		return "the entry is no longer writable";
+	for (unsigned x = e->first; x < e->first + e->npages && !dirty; x++)
+		dirty = pm_hw_dirty(acc_peek((uint64_t *)tab + x));
+	if (!dirty)
+		return e->npages > 1 ? "no entry of the block is dirty-writable any more (a write would not mark it dirty)"
+				     : "the entry is no longer dirty-writable (a write would not mark it dirty)";
 	return NULL;
 }
 
@@ -79,18 +96,22 @@ static void report_stale(struct harness_mm *m, const struct tlb_entry *e, unsign
 {
 	unsigned shift = m->g->page_shift;
 
+	memset(out, 0, sizeof(*out));
 	out->kind = VK_STALE_TLB;
 	snprintf(out->summary, sizeof(out->summary),
-		 "stale_tlb_access: a hardware %s of table %u entry %u went through a cached translation: %s",
-		 write ? "write" : "read", lt, idx, why);
+		 "stale_tlb_access: a hardware %s of table %u entry %u (block %u entry %u) went through a cached translation: %s",
+		 write ? "write" : "read", lt, idx, idx / m->cont, idx % m->cont, why);
 	snprintf(out->detail, sizeof(out->detail),
 		 "  cached translation (walked at entry %u, covering entries %u-%u): %s\n"
 		 "  the table entry now:                                   %s\n"
-		 "  the software change that took this away had completed, with the TLB\n"
-		 "  invalidation it needed; the TLB still held the old translation.\n",
+		 "  a writer op that took this away had returned, with the TLB invalidation\n"
+		 "  it (or its caller) owed; the TLB still held the old translation.\n",
 		 e->walked, e->first, e->first + e->npages - 1, pm_format(e->pte, shift).s,
 		 pm_format(now, shift).s);
 }
+
+static bool bit(const uint64_t *mask, unsigned i) { return mask[i / 64] >> (i % 64) & 1; }
+static void set_bit(uint64_t *mask, unsigned i) { mask[i / 64] |= 1ULL << (i % 64); }
 
 /* Walk: the table's descriptor after the HAFDBS update (core/hw.c). */
 static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
@@ -108,7 +129,7 @@ static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, 
 }
 
 static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx, uint64_t pte,
-		 uint64_t gen, struct violation *out, bool *bad)
+		 uint64_t gen, uint64_t seq, struct violation *out, bool *bad)
 {
 	unsigned cont = m->cont, first = idx, n = 1, slot = t->cap;
 	struct tlb_entry *e;
@@ -160,7 +181,8 @@ static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
 		t->st.evictions++;
 	}
 	t->e[slot] = (struct tlb_entry){ .used = true, .lt = lt, .first = first, .npages = n,
-					 .walked = idx, .pte = pte, .last_use = ++t->clock };
+					 .walked = idx, .pte = pte, .last_use = ++t->clock,
+					 .fill_seq = seq };
 	t->st.fills++;
 	unlock(t);
 }
@@ -169,7 +191,7 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			    unsigned j, bool write, struct violation *out)
 {
 	unsigned idx = b * m->cont + j;
-	uint64_t gen, v;
+	uint64_t gen, v, seq;
 	bool bad = false;
 
 	if (t && t->cap) {
@@ -190,20 +212,21 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			t->st.hits++;
 			struct tlb_entry seen = *e;
 			unlock(t);
-			/* the table as software left it (hardware only ever adds
-			 * AF and dirty, which the check ignores) */
-			struct block_hist *h = hmm_hist(m, lt, b);
-			uint64_t now = acc_peek(hmm_slot_entries(m, m->tables[lt]) + idx);
-			const char *why = stale_because(&seen, now, idx, write, m->g->page_shift);
+			unsigned k = idx - seen.first;
 
-			if (why && hmm_settled(h, j)) {
-				report_stale(m, &seen, lt, idx, write, now, why, out);
-				return TLB_BAD;
-			}
-			if (hmm_page_freed(m, pm_pfn(seen.pte, m->g->page_shift) + idx - seen.walked)) {
-				report_stale(m, &seen, lt, idx, write, now,
-					     "the page it maps was freed while this translation was still cached", out);
-				return TLB_BAD;
+			if (bit(seen.stale_r, k) || bit(seen.stale_w, k)) {
+				/* reported only while the table still grants less
+				 * than the translation does (not if a later op
+				 * granted it again) */
+				const uint64_t *tab = hmm_slot_entries(m, m->tables[lt]);
+				uint64_t now = acc_peek((uint64_t *)tab + idx);
+				bool wo;
+				const char *why = stale_because(&seen, tab, idx, m->g->page_shift, &wo);
+
+				if (why && (write || !wo)) {
+					report_stale(m, &seen, lt, idx, write, now, why, out);
+					return TLB_BAD;
+				}
 			}
 			return TLB_HIT;
 		}
@@ -214,15 +237,22 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 	} else {
 		gen = 0;
 	}
+	/* before the walk: a _nosync invalidation issued after this (seq or
+	 * higher) does not cover the translation; one issued during the walk
+	 * does (its DSB waits for walks in flight) */
+	seq = atomic_load(&m->tlb_seq);
 	v = walk(m, lt, b, j, write);
 	if (!pm_valid(v) || (write && !pm_write(v)))
 		return TLB_FAULT;
 	if (t && t->cap)
-		fill(m, t, lt, idx, v, gen, out, &bad);
+		fill(m, t, lt, idx, v, gen, seq, out, &bad);
 	return bad ? TLB_BAD : TLB_WALKED;
 }
 
-void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)
+/* Entries [*lo, *hi) of m (lt * ept + index) that [start, end) covers;
+ * false if none. */
+static bool range_of(struct harness_mm *m, unsigned long start, unsigned long end,
+		     unsigned long *lop, unsigned long *hip)
 {
 	unsigned long base = hmm_addr(m, 0, 0), shift = m->g->page_shift;
 	unsigned long lo = start < base ? 0 : (start - base) >> shift;
@@ -231,8 +261,15 @@ void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end
 
 	if (hi > total)
 		hi = total;
-	if (lo >= hi)
-		return;
+	*lop = lo;
+	*hip = hi;
+	return lo < hi;
+}
+
+/* Remove from every attached TLB the translations overlapping [lo, hi)
+ * cached before invalidation seq (all of them: UINT64_MAX). */
+static void drop(struct harness_mm *m, unsigned long lo, unsigned long hi, uint64_t seq)
+{
 	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
 		struct tlb *t = atomic_load(&m->tlbs[i]);
 
@@ -244,13 +281,105 @@ void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end
 			struct tlb_entry *e = &t->e[k];
 			unsigned long a = (unsigned long)e->lt * m->ept + e->first;
 
-			if (e->used && a < hi && lo < a + e->npages) {
+			if (e->used && a < hi && lo < a + e->npages && e->fill_seq < seq) {
 				e->used = false;
 				t->st.invalidated++;
 			}
 		}
 		unlock(t);
 	}
+}
+
+void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	unsigned long lo, hi;
+
+	if (!range_of(m, start, end, &lo, &hi))
+		return;
+	drop(m, lo, hi, UINT64_MAX);
 	/* break-before-make: the invalidation of these entries is complete */
-	hmm_invalidated(m, lo, hi);
+	bbm_invalidated(m, lo, hi);
+}
+
+/* Bumped by every hmm_reset and hmm_destroy: a pending record of an older
+ * epoch names an mm that was reset or freed since, and is dropped. */
+static _Atomic uint64_t tlb_epoch;
+
+void tlb_forget_pending(void)
+{
+	atomic_fetch_add(&tlb_epoch, 1);
+}
+
+void tlb_invalidate_nosync(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	struct acc_thread *self = &acc_self;
+	unsigned long lo, hi;
+	uint64_t seq;
+
+	if (!range_of(m, start, end, &lo, &hi))
+		return;
+	/* the TLBI is issued now: it covers what is cached, being walked or
+	 * broken before this point, and nothing later */
+	seq = atomic_fetch_add(&m->tlb_seq, 1) + 1;
+	atomic_fetch_add_explicit(&m->tlb_nosync, 1, memory_order_relaxed);
+	if (self->tlb_npend == ACC_TLB_PEND) {
+		/* full: the last record grows to cover this one too (later, so
+		 * it covers more: a finding may hide, none is made up) */
+		struct acc_tlb_pend *p = &self->tlb_pend[ACC_TLB_PEND - 1];
+
+		if (p->m == m && p->epoch == atomic_load(&tlb_epoch)) {
+			p->lo = p->lo < lo ? p->lo : lo;
+			p->hi = p->hi > hi ? p->hi : hi;
+			p->seq = seq;
+			return;
+		}
+		tlb_sync();   /* another mm's (not in this harness's runs) */
+	}
+	self->tlb_pend[self->tlb_npend++] =
+		(struct acc_tlb_pend){ m, atomic_load(&tlb_epoch), lo, hi, seq };
+}
+
+void tlb_sync(void)
+{
+	struct acc_thread *self = &acc_self;
+
+	for (unsigned i = 0; i < self->tlb_npend; i++) {
+		struct acc_tlb_pend *p = &self->tlb_pend[i];
+		struct harness_mm *m = p->m;
+
+		if (p->epoch != atomic_load(&tlb_epoch) || !m->tlb_on)
+			continue;
+		drop(m, p->lo, p->hi, p->seq);
+		bbm_invalidated_before(m, p->lo, p->hi, p->seq);
+		atomic_fetch_add_explicit(&m->tlb_nosync_done, 1, memory_order_relaxed);
+	}
+	self->tlb_npend = 0;
+}
+
+void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)
+{
+	const uint64_t *tab = hmm_slot_entries(m, m->tables[lt]);
+
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *t = atomic_load(&m->tlbs[i]);
+
+		if (!t)
+			continue;
+		lock(t);
+		for (unsigned k = 0; k < t->cap; k++) {
+			struct tlb_entry *e = &t->e[k];
+
+			if (!overlaps(e, lt, lo, hi - lo))
+				continue;
+			for (unsigned x = e->first; x < e->first + e->npages; x++) {
+				bool wo;
+
+				if (x < lo || x >= hi ||
+				    !stale_because(e, tab, x, m->g->page_shift, &wo))
+					continue;
+				set_bit(wo ? e->stale_w : e->stale_r, x - e->first);
+			}
+		}
+		unlock(t);
+	}
 }

@@ -13,23 +13,24 @@
  *
  * Software writers invalidate through the kernel's flush helpers
  * (core/kcompat.h: __flush_tlb_range, flush_tlb_page, _nosync variants,
- * flush_tlb_mm), which reach kc_tlb_flush (core/mm.c): a synchronous flush
- * removes the range from every agent's TLB at once; a _nosync one is
- * pending until the issuing thread's next DSB (kc_tlb_sync), the point the
- * kernel relies on it. A walk racing with an invalidation does not fill.
+ * flush_tlb_mm), which reach kc_tlb_flush (core/mm.c): a flush removes the
+ * range from every agent's TLB and completes at once. A _nosync one
+ * (kc_tlb_flush_nosync) completes at the issuing thread's next DSB
+ * (kc_dsb, or the DSB of its next synchronous flush). A walk racing with a
+ * completing invalidation does not fill.
  *
- * The checks (core/oracle/writers.c reports them):
+ * The checks:
  *   tlb_conflict      a TLB holds two translations of one address (a CONT
  *                     block and a page of it), which arm64 may abort on,
  *                     unless the CPU has BBML2_NOABORT (--bbml2);
  *   stale_tlb_access  an access through a cached translation that grants
  *                     what the table no longer does (another output
- *                     address, an entry that is gone, write permission
- *                     taken away), after the software change that took it
- *                     away completed with its flush; or an access to a
- *                     page that was freed while a translation to it was
- *                     still cached;
- *   bbm_violation     (the rule on software's stores, core/oracle/history.c)
+ *                     address, an entry that is gone - its page freed -,
+ *                     hardware write access taken away), after the writer
+ *                     op that took it away returned: the op's change and
+ *                     the flushes it (or its caller) owed are complete, so
+ *                     the translation survived them (tlb_op_done marks it);
+ *   bbm_violation     (core/bbm.h, on software's stores)
  *                     a valid entry's output address, size or CONT bit
  *                     changed without first making it invalid and
  *                     completing a TLB invalidation for it (BBML2_NOABORT
@@ -42,12 +43,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/mm.h"
 #include "core/violation.h"
 
-struct harness_mm;
-
 #define TLB_MAX_ENTRIES 256
-#define TLB_MAX_AGENTS 16
+#define TLB_MAX_AGENTS HMM_MAX_TLBS
 
 enum tlb_evict { TLB_EVICT_LRU, TLB_EVICT_RANDOM };
 
@@ -58,6 +58,12 @@ struct tlb_entry {
 	unsigned walked;            /* the index whose descriptor was walked */
 	uint64_t pte;               /* that descriptor, as the walk left it */
 	uint64_t last_use;          /* LRU */
+	uint64_t fill_seq;          /* m->tlb_seq when its walk began */
+	/* entries (bit i: first + i) whose table entry a completed writer op
+	 * changed so that this translation grants what the table no longer
+	 * does, to any access (stale_r) or to a write (stale_w): set by
+	 * tlb_op_done, reported by the access that uses them */
+	uint64_t stale_r[MAX_CONT_PTES / 64], stale_w[MAX_CONT_PTES / 64];
 };
 
 struct tlb_stats {
@@ -94,8 +100,30 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			    unsigned j, bool write, struct violation *out);
 
 /* Remove [start, end) (virtual addresses of m) from every attached TLB
- * and complete the invalidation for break-before-make. */
+ * and complete the invalidation for break-before-make (core/bbm.h): a
+ * synchronous flush (TLBI + DSB). */
 void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end);
+
+/* A _nosync flush of [start, end): the TLBI issued, not completed. It is
+ * recorded for the calling thread (acc_self.tlb_pend); until that thread's
+ * next DSB (tlb_sync) the agents may still use the translations cached
+ * before it and the break-before-make monitor keeps the entries broken
+ * before it invalid-not-yet-invalidated. */
+void tlb_invalidate_nosync(struct harness_mm *m, unsigned long start, unsigned long end);
+
+/* The calling thread's DSB: completes every _nosync invalidation it
+ * issued (removes from every TLB the translations cached before each, and
+ * moves the entries broken before each to invalid-and-invalidated). */
+void tlb_sync(void);
+/* An mm is reset or freed (hmm_reset, hmm_destroy): every thread's
+ * pending _nosync invalidations are forgotten. */
+void tlb_forget_pending(void);
+
+/* A writer op on entries [lo, hi) of table lt returned (under its PTL,
+ * with the flushes it owes issued): every cached translation of them
+ * that grants what the table no longer does survived a completed change,
+ * and an access through it will be stale_tlb_access. */
+void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi);
 
 /* The harness's BBML2_NOABORT switch (kc_bbml2_noabort) decides what
  * tlb_conflict and bbm_violation allow. */

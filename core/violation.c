@@ -24,6 +24,9 @@ static const char *const names[VK_COUNT] = {
 	[VK_OOB] = "out_of_bounds",
 	[VK_HANG] = "hang",
 	[VK_PLAIN_ACCESS] = "plain_access",
+	[VK_STALE_TLB] = "stale_tlb_access",
+	[VK_TLB_CONFLICT] = "tlb_conflict",
+	[VK_BBM] = "bbm_violation",
 };
 _Static_assert(VK_COUNT <= 32, "kinds are bits of a 32-bit mask (--expect, FUZZ_ONLY_KIND)");
 

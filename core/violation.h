@@ -28,6 +28,10 @@ enum vkind {
 	VK_OOB,         /* out_of_bounds: an access outside the op's blocks or the table */
 	VK_HANG,        /* hang: a subject's function did not return (watchdog) */
 	VK_PLAIN_ACCESS,/* plain_access: a subject read or wrote an entry without the access layer */
+	/* the TLB model (--tlb, core/tlb.h, docs/tlb.md) */
+	VK_STALE_TLB,   /* stale_tlb_access: an access through a translation a completed change removed */
+	VK_TLB_CONFLICT,/* tlb_conflict: two overlapping translations of one address in one TLB */
+	VK_BBM,         /* bbm_violation: a valid entry's address or CONT changed without break-before-make */
 	VK_COUNT
 };
 

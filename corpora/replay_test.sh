@@ -5,7 +5,9 @@
 #                  variant of their granule (baseline, early_exit)
 #   crashes/*.txt  expect the named violation of their planted mutant; a
 #                  weak-memory one (memory arm) also runs clean under sc and
-#                  on the correct tree
+#                  on the correct tree; a TLB-model one (a tlb line) runs
+#                  clean without it, and on the correct tree with it, and
+#                  one with tlb_entry lines clean without them
 # and the corpus keeps its coverage: every writer op, both read kinds, the
 # hardware and grace-period steps and all three granules appear in the
 # seeds, and every mutant of the catalogue has a crash script.
@@ -29,6 +31,20 @@ for f in "$here"/crashes/*.txt; do
   if grep -q '^memory arm' "$f"; then
     out=$("$engine" replay --memory=sc "$f") || { echo "FAIL: $f under --memory=sc: $out"; fail=1; }
     out=$("$engine" replay --variant=baseline "$f") || { echo "FAIL: $f on baseline: $out"; fail=1; }
+  fi
+  # a TLB-model crash (docs/tlb.md) is caught only with the TLB: without
+  # its tlb line, and on the correct tree with it, the same run is clean
+  if grep -q '^tlb ' "$f"; then
+    notlb=$(mktemp); sed -E '/^tlb(_entry)? /d' "$f" > "$notlb"
+    out=$("$engine" replay "$notlb") || { echo "FAIL: $f without its TLB: $out"; fail=1; }
+    out=$("$engine" replay --variant=baseline "$f") || { echo "FAIL: $f on baseline: $out"; fail=1; }
+    # tlb_entry lines that survived the shrinker are what the finding
+    # needs: without them (the TLBs empty at the start) it is clean
+    if grep -q '^tlb_entry ' "$f"; then
+      sed '/^tlb_entry /d' "$f" > "$notlb"
+      out=$("$engine" replay "$notlb") || { echo "FAIL: $f without its tlb_entry lines: $out"; fail=1; }
+    fi
+    rm -f "$notlb"
   fi
 done
 

@@ -5,6 +5,7 @@
  *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
+ *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
  *   engine shrink FILE OUT   (smallest script with the same violation kind)
  *   engine gen N DIR [--granule=G] [--seed=S]   (random programs as seed scripts)
@@ -83,7 +84,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
-		"                  [--memory=arm|sc]\n"
+		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
 		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
@@ -325,7 +326,8 @@ static int cmd_explore(int argc, char **argv)
 	const char *subject = NULL;   /* recorded in saved scripts (tools/explore) */
 	unsigned depth = 3;
 	enum mem_model memory = MEM_ARM;
-	bool no_shrink = false;
+	bool no_shrink = false, bbml2 = false;
+	unsigned tlb = 0, tlb_evict = 0;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
 	char err[512];
@@ -346,6 +348,17 @@ static int cmd_explore(int argc, char **argv)
 			seeds = v;
 		else if (!strcmp(argv[i], "--no-shrink"))
 			no_shrink = true;
+		else if (!strcmp(argv[i], "--bbml2"))
+			bbml2 = true;
+		else if ((v = opt(argv[i], "--tlb-evict"))) {
+			if (strcmp(v, "lru") && strcmp(v, "random"))
+				return fprintf(stderr, "%s: --tlb-evict takes lru or random\n", prog), 2;
+			tlb_evict = !strcmp(v, "random");
+		} else if ((v = opt(argv[i], "--tlb"))) {
+			tlb = (unsigned)strtoul(v, &end, 10);
+			if (*end || !*v || tlb > 255)
+				return fprintf(stderr, "%s: --tlb must be 0-255 entries\n", prog), 2;
+		}
 		else if ((v = opt(argv[i], "--memory"))) {
 			if ((memory = mem_model_by_name(v)) == MEM_MODEL_COUNT)
 				return fprintf(stderr, "%s: --memory takes sc or arm\n", prog), 2;
@@ -404,6 +417,9 @@ static int cmd_explore(int argc, char **argv)
 	mkdir(save, 0777);
 	search_init(&x, v, strcmp(strategy, "pct") ? ES_RANDOM : ES_PCT, depth, seed);
 	x.memory = memory;
+	x.tlb = (uint8_t)tlb;
+	x.tlb_evict = (uint8_t)tlb_evict;
+	x.bbml2 = bbml2;
 	x.pool = pool;
 	x.npool = npool;
 	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, seed %llu\n", prog,

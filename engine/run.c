@@ -9,6 +9,7 @@
 #include "core/oracle/history.h"
 #include "core/fault.h"
 #include "core/hw.h"
+#include "core/tlb.h"
 #include "core/mm.h"
 #include "core/oob.h"
 #include "core/ops.h"
@@ -37,6 +38,8 @@ static struct {
 /* The writers' contexts (each holds a violation report: kept out of R,
  * which is cleared per run; run_script resets what a run uses). */
 static struct writer_ctx wctx[ENG_MAX_THREADS];
+/* Each thread's TLB, for its hardware accesses (a script's tlb line). */
+static struct tlb eng_tlbs[ENG_MAX_THREADS];
 
 static struct eng_event *event_buf;
 #define EVENTS_CAP (1u << 20)
@@ -270,7 +273,16 @@ static void body(unsigned tid)
 			do_read(tid, in);
 			break;
 		case SI_TOUCH:
-			hw_access(R.m, 0, in->block, in->s, in->flags & 1);
+			if (R.m->tlb_on) {
+				static struct violation vio;
+
+				if (tlb_access(R.m, &eng_tlbs[tid], 0, in->block, in->s, in->flags & 1, &vio) == TLB_BAD) {
+					found(tid, &vio);
+					eng_stop();
+				}
+			} else {
+				hw_access(R.m, 0, in->block, in->s, in->flags & 1);
+			}
 			R.r->touches++;
 			break;
 		case SI_GP:
@@ -334,6 +346,23 @@ static void set_up_blocks(void)
 	history_detach();
 }
 
+/* The TLBs' initial contents (tlb_entry lines): each a hardware access
+ * through the thread's TLB before the first step, walking the table the
+ * blocks were made in (setting AF, and dirty for a write, as a touch
+ * does) and caching what it walked. An entry that is not valid caches
+ * nothing. */
+static void set_up_tlbs(void)
+{
+	const struct script *s = R.s;
+
+	for (unsigned i = 0; i < s->ntlb_init; i++) {
+		struct violation vio;
+
+		tlb_access(R.m, &eng_tlbs[s->tlb_init[i].thread], 0, s->tlb_init[i].block,
+			   s->tlb_init[i].entry, s->tlb_init[i].flags & 1, &vio);
+	}
+}
+
 enum run_status run_script(const struct script *s, const struct run_opts *o,
 			   struct run_result *r)
 {
@@ -365,7 +394,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		wctx[t].failed = false;
 		atomic_store(&wctx[t].cur_op, 0);
 	}
-	kc_bbml2_noabort = o->bbml2;
+	kc_bbml2_noabort = o->bbml2 || s->bbml2;
 	plain_access_set_reporter(report_plain_access);
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;
@@ -400,7 +429,16 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		snprintf(r->error, sizeof(r->error), "cannot allocate coroutine stacks");
 		return r->status = RS_ERROR;
 	}
+	if (s->tlb) {
+		/* attached in thread order, seeded by thread: deterministic */
+		for (unsigned t = 0; t < s->nthreads; t++)
+			tlb_attach(R.m, &eng_tlbs[t], s->tlb, s->tlb_evict ? TLB_EVICT_RANDOM : TLB_EVICT_LRU,
+				   0x9e3779b97f4a7c15ULL * (t + 1));
+		R.m->tlb_on = 1;
+	}
 	set_up_blocks();
+	if (r->status != RS_VIOLATION && s->tlb)
+		set_up_tlbs();
 	if (r->status != RS_VIOLATION)
 		eng_run();
 	if (r->status != RS_VIOLATION) {
@@ -416,6 +454,9 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	}
 	/* nobody is inside a read-side section now */
 	eng_rcu_barrier();
+	for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
+		tlb_detach(R.m, &eng_tlbs[t]);
+	R.m->tlb_on = 0;
 	r->steps = eng.steps;
 	r->hash = eng.hash;
 	r->taken = eng.taken;

@@ -127,6 +127,18 @@ static int validate(const struct script *s, struct script_error *err, size_t off
 		return fail(err, off, "unknown memory model %u (0 sc, 1 arm)", s->memory);
 	if (s->memory == MEM_SC && s->nchoices)
 		return fail(err, off, "choices are for the arm memory model; this script is sc");
+	if (s->tlb_evict > 1 || (s->tlb_evict && !s->tlb))
+		return fail(err, off, "TLB eviction %u (0 lru, 1 random; random needs a TLB)", s->tlb_evict);
+	if (s->ntlb_init > SCRIPT_MAX_TLB_INIT)
+		return fail(err, off, "%u tlb_entry lines (at most %d)", s->ntlb_init, SCRIPT_MAX_TLB_INIT);
+	if (s->ntlb_init && !s->tlb)
+		return fail(err, off, "tlb_entry needs a TLB (a tlb line)");
+	for (unsigned i = 0; i < s->ntlb_init; i++)
+		if (s->tlb_init[i].thread >= s->nthreads || s->tlb_init[i].block >= s->nblocks ||
+		    s->tlb_init[i].entry >= cont || s->tlb_init[i].flags & ~1u)
+			return fail(err, off, "tlb_entry %u: thread %u block %u entry %u flags %u (valid: a thread, a block, an entry of %u, flags 0-1)",
+				    i, s->tlb_init[i].thread, s->tlb_init[i].block, s->tlb_init[i].entry,
+				    s->tlb_init[i].flags, cont);
 	return 0;
 }
 
@@ -201,16 +213,16 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 #define NEED(n, what) do { if (len - o < (size_t)(n)) return lenient ? AS_STRICT() : \
 	fail(err, o, "truncated: %s needs %zu byte(s), %zu left", what, (size_t)(n), len - o); } while (0)
 	if (lenient && (len < 8 || memcmp(buf, SCRIPT_MAGIC, 4) ||
-			(buf[4] != SCRIPT_VERSION && buf[4] != SCRIPT_VERSION_SC) ||
+			buf[4] < SCRIPT_VERSION_SC || buf[4] > SCRIPT_VERSION_TLB ||
 			buf[6] == 0 || buf[6] > SCRIPT_NAME_MAX || len < 8u + buf[6]))
 		return AS_STRICT();
 	memset(s, 0, sizeof(*s));
 	NEED(6, "header");
 	if (memcmp(buf, SCRIPT_MAGIC, 4))
 		return fail(err, 0, "not a script (magic is not \"" SCRIPT_MAGIC "\")");
-	if (buf[4] != SCRIPT_VERSION && buf[4] != SCRIPT_VERSION_SC)
-		return fail(err, 4, "version %u not supported (this build reads %u and %u)", buf[4],
-			    SCRIPT_VERSION_SC, SCRIPT_VERSION);
+	if (buf[4] < SCRIPT_VERSION_SC || buf[4] > SCRIPT_VERSION_TLB)
+		return fail(err, 4, "version %u not supported (this build reads %u-%u)", buf[4],
+			    SCRIPT_VERSION_SC, SCRIPT_VERSION_TLB);
 	s->granule_kb = buf[5];
 	if (!granule_cont(s->granule_kb)) {
 		if (!lenient)
@@ -305,7 +317,7 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 				fit_instr(in, s->nblocks, cont);
 		}
 	}
-	if (buf[4] == SCRIPT_VERSION) {
+	if (buf[4] >= SCRIPT_VERSION) {
 		/* version 2: the memory model and its choices */
 		NEED(3, "memory model and choice count");
 		s->memory = buf[o];
@@ -327,6 +339,44 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 		o += s->nchoices;
 		if (lenient && s->memory == MEM_SC)
 			s->nchoices = 0;
+	}
+	if (buf[4] == SCRIPT_VERSION_TLB) {
+		/* version 3: the TLB model and the TLBs' initial contents */
+		NEED(3, "TLB size, flags and entry count");
+		s->tlb = buf[o];
+		s->tlb_evict = buf[o + 1] & 1;
+		s->bbml2 = buf[o + 1] >> 1 & 1;
+		s->ntlb_init = buf[o + 2];
+		if (lenient) {
+			size_t avail = (len - o - 3) / 4;
+
+			if (!s->tlb)
+				s->tlb_evict = 0;
+			s->ntlb_init = s->tlb ? in_range(s->ntlb_init, 0, SCRIPT_MAX_TLB_INIT) : 0;
+			if (s->ntlb_init > avail)
+				s->ntlb_init = (unsigned)avail;
+		} else if (buf[o + 1] & ~3u) {
+			return fail(err, o + 1, "TLB flags 0x%x (bit0 random eviction, bit1 bbml2)", buf[o + 1]);
+		} else if (!s->tlb && !s->bbml2) {
+			/* what the encoder writes as version 1 or 2: one script, one encoding */
+			return fail(err, o, "a TLB section with no TLB and no bbml2 (written as version 1 or 2)");
+		} else if (s->ntlb_init > SCRIPT_MAX_TLB_INIT) {
+			return fail(err, o + 2, "%u TLB entries (at most %d)", s->ntlb_init, SCRIPT_MAX_TLB_INIT);
+		}
+		o += 3;
+		NEED(4 * s->ntlb_init, "TLB entries");
+		for (unsigned i = 0; i < s->ntlb_init; i++, o += 4) {
+			s->tlb_init[i].thread = buf[o];
+			s->tlb_init[i].block = buf[o + 1];
+			s->tlb_init[i].entry = buf[o + 2];
+			s->tlb_init[i].flags = buf[o + 3];
+			if (lenient) {
+				s->tlb_init[i].thread %= s->nthreads;
+				s->tlb_init[i].block %= s->nblocks;
+				s->tlb_init[i].entry %= cont;
+				s->tlb_init[i].flags &= 1;
+			}
+		}
 	}
 	if (lenient) {
 		/* the schedule: the bytes after the length field, whatever it says */
@@ -372,17 +422,22 @@ static void emit(struct sink *k, uint8_t b)
 	k->n++;
 }
 
-static void emit_script(const struct script *s, const char *variant, uint8_t expect, struct sink *k)
+/* with_tlb: the TLB section (version 3) if the script has one; the tail
+ * seed leaves it out, so a TLB line does not change the tail */
+static void emit_script(const struct script *s, const char *variant, uint8_t expect,
+			bool with_tlb, struct sink *k)
 {
 	size_t nl = strlen(variant);
 
 	/* sc scripts without choices keep version 1's bytes (and so the
-	 * schedule tails and trace hashes recorded for them) */
-	bool v2 = s->memory != MEM_SC || s->nchoices;
+	 * schedule tails and trace hashes recorded for them); scripts without
+	 * a TLB section version 2's */
+	bool v3 = with_tlb && (s->tlb || s->bbml2 || s->ntlb_init);
+	bool v2 = v3 || s->memory != MEM_SC || s->nchoices;
 
 	for (int i = 0; i < 4; i++)
 		emit(k, (uint8_t)SCRIPT_MAGIC[i]);
-	emit(k, v2 ? SCRIPT_VERSION : SCRIPT_VERSION_SC);
+	emit(k, v3 ? SCRIPT_VERSION_TLB : v2 ? SCRIPT_VERSION : SCRIPT_VERSION_SC);
 	emit(k, (uint8_t)s->granule_kb);
 	emit(k, (uint8_t)nl);
 	for (size_t i = 0; i < nl; i++)
@@ -413,6 +468,17 @@ static void emit_script(const struct script *s, const char *variant, uint8_t exp
 		for (unsigned i = 0; i < s->nchoices; i++)
 			emit(k, s->choices[i]);
 	}
+	if (v3) {
+		emit(k, s->tlb);
+		emit(k, (uint8_t)(s->tlb_evict | s->bbml2 << 1));
+		emit(k, (uint8_t)s->ntlb_init);
+		for (unsigned i = 0; i < s->ntlb_init; i++) {
+			emit(k, s->tlb_init[i].thread);
+			emit(k, s->tlb_init[i].block);
+			emit(k, s->tlb_init[i].entry);
+			emit(k, s->tlb_init[i].flags);
+		}
+	}
 	emit(k, (uint8_t)(s->nsched & 0xff));
 	emit(k, (uint8_t)(s->nsched >> 8));
 	if (k->out)
@@ -427,7 +493,7 @@ size_t script_encode(const struct script *s, uint8_t *out)
 {
 	struct sink k = { .out = out };
 
-	emit_script(s, s->variant, s->expect, &k);
+	emit_script(s, s->variant, s->expect, true, &k);
 	return k.n;
 }
 
@@ -449,7 +515,7 @@ uint64_t script_tail_seed(const struct script *s)
 {
 	struct sink k = { .hash = 0xcbf29ce484222325ULL };
 
-	emit_script(s, "x", EXPECT_NONE, &k);
+	emit_script(s, "x", EXPECT_NONE, false, &k);
 	return k.hash ? k.hash : 1;
 }
 
@@ -491,6 +557,13 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 		put(&o, "subject %s\n", s->subject);
 	if (s->memory != MEM_SC)
 		put(&o, "memory %s\n", mem_model_names[s->memory]);
+	if (s->tlb)
+		put(&o, "tlb %u %s\n", s->tlb, s->tlb_evict ? "random" : "lru");
+	if (s->bbml2)
+		put(&o, "bbml2\n");
+	for (unsigned i = 0; i < s->ntlb_init; i++)
+		put(&o, "tlb_entry %u %u %u%s\n", s->tlb_init[i].thread, s->tlb_init[i].block,
+		    s->tlb_init[i].entry, s->tlb_init[i].flags & 1 ? " write" : "");
 	for (unsigned b = 0; b < s->nblocks; b++) {
 		put(&o, "block %u %s", b, shape_names[s->block[b].shape]);
 		put_words(&o, &op_desc[OP_MAP], s->block[b].flags);
@@ -711,6 +784,32 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				memcpy(s->subject + off, tok[i], l + 1);
 				off += l;
 			}
+		} else if (!strcmp(tok[0], "tlb")) {
+			char *end;
+			unsigned long t = n >= 2 ? strtoul(tok[1], &end, 10) : 0;
+
+			if (n < 2 || n > 3 || *end || t < 1 || t > 255 ||
+			    (n == 3 && strcmp(tok[2], "lru") && strcmp(tok[2], "random")))
+				return fail(err, lineno, "tlb takes a number of entries (1-255) and lru or random");
+			s->tlb = (uint8_t)t;
+			s->tlb_evict = n == 3 && !strcmp(tok[2], "random");
+		} else if (!strcmp(tok[0], "tlb_entry")) {
+			unsigned t, b, e;
+
+			if (n < 4 || n > 5 || !parse_uint(tok[1], 255, &t) || !parse_uint(tok[2], 255, &b) ||
+			    !parse_uint(tok[3], 255, &e) || (n == 5 && strcmp(tok[4], "write")))
+				return fail(err, lineno, "tlb_entry takes THREAD BLOCK ENTRY [write]");
+			if (s->ntlb_init == SCRIPT_MAX_TLB_INIT)
+				return fail(err, lineno, "more than %d tlb_entry lines", SCRIPT_MAX_TLB_INIT);
+			s->tlb_init[s->ntlb_init].thread = (uint8_t)t;
+			s->tlb_init[s->ntlb_init].block = (uint8_t)b;
+			s->tlb_init[s->ntlb_init].entry = (uint8_t)e;
+			s->tlb_init[s->ntlb_init].flags = n == 5;
+			s->ntlb_init++;
+		} else if (!strcmp(tok[0], "bbml2")) {
+			if (n != 1)
+				return fail(err, lineno, "bbml2 takes nothing");
+			s->bbml2 = true;
 		} else if (!strcmp(tok[0], "memory")) {
 			enum mem_model mm;
 

@@ -21,6 +21,8 @@
 #define SCRIPT_MAGIC "CPTS"
 #define SCRIPT_VERSION 2          /* written for arm scripts; 1 (sc, no choices) too */
 #define SCRIPT_VERSION_SC 1
+#define SCRIPT_VERSION_TLB 3      /* version 2 and a TLB section (tlb, bbml2, tlb_entry) */
+#define SCRIPT_MAX_TLB_INIT 16    /* tlb_entry lines */
 #define SCRIPT_MAX_THREADS 4
 #define SCRIPT_MAX_INSTRS 32
 #define SCRIPT_MAX_BLOCKS 4
@@ -31,7 +33,8 @@
 #define SCRIPT_INSTR_BYTES 5
 #define SCRIPT_MAX_BYTES (4 + 2 + 1 + SCRIPT_NAME_MAX + 1 + 2 * SCRIPT_MAX_BLOCKS + 1 + 1 + \
 			  SCRIPT_MAX_THREADS * (1 + SCRIPT_MAX_INSTRS * SCRIPT_INSTR_BYTES) + \
-			  1 + 2 + SCRIPT_MAX_CHOICES + 2 + SCRIPT_MAX_SCHED)
+			  1 + 2 + SCRIPT_MAX_CHOICES + 3 + 4 * SCRIPT_MAX_TLB_INIT + \
+			  2 + SCRIPT_MAX_SCHED)
 
 /* Instruction opcodes: 0x10 + enum op for the software writer ops. */
 enum {
@@ -64,6 +67,16 @@ struct script {
 	unsigned ninstr[SCRIPT_MAX_THREADS];
 	struct instr prog[SCRIPT_MAX_THREADS][SCRIPT_MAX_INSTRS];
 	uint8_t memory;                      /* enum mem_model: sc, arm (engine/memory.h) */
+	/* (docs/script-format.md, docs/tlb.md) a TLB of tlb entries per
+	 * thread's hardware accesses (0: no TLB model), its eviction (enum
+	 * tlb_evict), and a CPU with BBML2_NOABORT; binary version 3 */
+	uint8_t tlb, tlb_evict;
+	bool bbml2;
+	/* the TLBs' contents at the start: thread's TLB holds the translation
+	 * a hardware access (flags bit0: a write) to entry of block caches,
+	 * walked after the blocks are made (tlb_entry lines) */
+	unsigned ntlb_init;
+	struct { uint8_t thread, block, entry, flags; } tlb_init[SCRIPT_MAX_TLB_INIT];
 	unsigned nchoices;                   /* arm: the model's choices, in order */
 	uint8_t choices[SCRIPT_MAX_CHOICES];
 	unsigned nsched;

@@ -77,7 +77,7 @@ int main(void)
 {
 	static const unsigned kbs[3] = { 4, 16, 64 };
 	uint64_t rng = 12345;
-	int scripts = 0;
+	int scripts = 0, tlb_scripts = 0;
 
 	for (int i = 0; i < 3000; i++) {
 		gen_script(&a, kbs[i % 3], i % 2 ? "early_exit" : "baseline", &rng);
@@ -87,8 +87,30 @@ int main(void)
 		a.nsched = rng_below(&rng, 40);
 		for (unsigned k = 0; k < a.nsched; k++)
 			a.sched[k] = (uint8_t)(rng_below(&rng, a.nthreads) | rng_below(&rng, 32) << 3);
+		if (i % 4 == 3) {
+			/* a TLB section: version 3; the tail seed leaves it out */
+			uint64_t seed = script_tail_seed(&a);
+			unsigned cont = a.granule_kb == 4 ? 16 : a.granule_kb == 16 ? 128 : 32;
+
+			a.tlb = (uint8_t)(1 + rng_below(&rng, 255));
+			a.tlb_evict = (uint8_t)rng_below(&rng, 2);
+			a.bbml2 = rng_below(&rng, 2);
+			a.ntlb_init = rng_below(&rng, SCRIPT_MAX_TLB_INIT + 1);
+			for (unsigned k = 0; k < a.ntlb_init; k++) {
+				a.tlb_init[k].thread = (uint8_t)rng_below(&rng, a.nthreads);
+				a.tlb_init[k].block = (uint8_t)rng_below(&rng, a.nblocks);
+				a.tlb_init[k].entry = (uint8_t)rng_below(&rng, cont);
+				a.tlb_init[k].flags = (uint8_t)rng_below(&rng, 2);
+			}
+			CHECK(script_encode(&a, bin) && bin[4] == SCRIPT_VERSION_TLB, "a TLB section is version 3");
+			CHECK(script_tail_seed(&a) == seed, "the TLB section changed the tail seed");
+			tlb_scripts++;
+		} else {
+			CHECK(script_encode(&a, bin) && bin[4] != SCRIPT_VERSION_TLB,
+			      "a script without a TLB section is version 1 or 2");
+		}
 		round_trip(&a);
-		if (i % 10 == 0)
+		if (i % 10 == 0 || i % 4 == 3)
 			corrupt(&a, &rng);
 		scripts++;
 	}
@@ -102,6 +124,11 @@ int main(void)
 	}
 	a.nsched = SCRIPT_MAX_SCHED;
 	memset(a.sched, 0xf9, a.nsched);     /* thread 1, run 32 */
+	a.tlb = 255;
+	a.ntlb_init = SCRIPT_MAX_TLB_INIT;
+	for (unsigned k = 0; k < a.ntlb_init; k++)
+		a.tlb_init[k].thread = (uint8_t)(k % 4), a.tlb_init[k].block = 0,
+		a.tlb_init[k].entry = (uint8_t)k, a.tlb_init[k].flags = 1;
 	round_trip(&a);
 	CHECK(script_encode(&a, bin) <= SCRIPT_MAX_BYTES, "encoding larger than SCRIPT_MAX_BYTES");
 
@@ -130,13 +157,65 @@ int main(void)
 	bad_text(t, 6, "repeated");
 	snprintf(t, sizeof(t), "contpte-script 1\ngranule 8k\n");
 	bad_text(t, 2, "granule");
+	snprintf(t, sizeof(t), "%stlb_entry 0 0 3\nthread 0\n  read 0 1\n", hdr);
+	bad_text(t, 7, "needs a TLB");
+	snprintf(t, sizeof(t), "%stlb 4\ntlb_entry 1 0 3\nthread 0\n  read 0 1\n", hdr);
+	bad_text(t, 8, "tlb_entry 0");
+	snprintf(t, sizeof(t), "%stlb 4\ntlb_entry 0 0 16\nthread 0\n  read 0 1\n", hdr);
+	bad_text(t, 8, "tlb_entry 0");
+	snprintf(t, sizeof(t), "%stlb 4\ntlb_entry 0 0 3 read\nthread 0\n", hdr);
+	bad_text(t, 6, "THREAD BLOCK ENTRY [write]");
+
+	/* the text form's TLB lines and the binary form's section: the same
+	 * script; and a version-2 script without them keeps its bytes */
+	snprintf(t, sizeof(t), "%stlb 4 random\nbbml2\ntlb_entry 0 0 3 write\ntlb_entry 1 0 15\n"
+		 "thread 0\n  read 0 1\nthread 1\n  touch 0 3 write\nschedule 0 1x2\n", hdr);
+	{
+		struct script_error e;
+		size_t n;
+
+		CHECK(!script_parse(t, &a, &e), "TLB text: line %zu: %s", e.offset, e.reason);
+		CHECK(a.tlb == 4 && a.tlb_evict == 1 && a.bbml2 && a.ntlb_init == 2 &&
+		      a.tlb_init[0].thread == 0 && a.tlb_init[0].entry == 3 && a.tlb_init[0].flags == 1 &&
+		      a.tlb_init[1].thread == 1 && a.tlb_init[1].entry == 15 && a.tlb_init[1].flags == 0,
+		      "TLB text read wrong");
+		n = script_encode(&a, bin);
+		CHECK(bin[4] == SCRIPT_VERSION_TLB, "TLB text encodes as version %u", bin[4]);
+		CHECK(!script_decode(bin, n, &b, &e) && b.tlb == 4 && b.tlb_evict == 1 && b.bbml2 &&
+		      b.ntlb_init == 2 && !memcmp(b.tlb_init, a.tlb_init, sizeof(a.tlb_init)),
+		      "TLB section does not decode to the same");
+		/* lenient: a version 3 section with fields out of range is repaired */
+		/* the section's flags byte: before it tlb; after it the count,
+		 * 2 x 4 entry bytes, the schedule length (2) and 2 entries */
+		bin[n - 2 - 2 - 8 - 1] = 0xff;
+		CHECK(script_decode(bin, n, &b, &e) != 0, "TLB flags 0xff accepted strictly");
+		CHECK(!script_walk(bin, n, SCRIPT_LENIENT, 0, &b, &e) && b.tlb_evict == 1 && b.bbml2,
+		      "lenient reading of TLB flags 0xff");
+		round_trip(&a);
+		/* one script, one encoding: a section that says nothing (no TLB,
+		 * no bbml2) or random eviction without a TLB is not read
+		 * strictly; leniently it is repaired */
+		a.ntlb_init = 0;
+		a.bbml2 = false;
+		n = script_encode(&a, bin);
+		bin[n - 2 - 2 - 3] = 0;           /* tlb 0: before the flags and the count (0) */
+		CHECK(script_decode(bin, n, &b, &e) != 0, "an empty TLB section read strictly");
+		CHECK(!script_walk(bin, n, SCRIPT_LENIENT, 0, &b, &e) && !b.tlb && !b.tlb_evict,
+		      "an empty TLB section read leniently");
+		a.tlb = 0;
+		a.tlb_evict = 0;
+		a.bbml2 = false;
+		a.ntlb_init = 0;
+		CHECK(script_encode(&a, bin) && bin[4] == SCRIPT_VERSION_SC, "without TLB lines: version 1");
+	}
 
 	/* binary rejections name the offset */
 	struct script_error err;
 	CHECK(script_decode((const uint8_t *)"CPTX\1\4", 6, &a, &err) && err.offset == 0, "bad magic");
 	CHECK(script_decode((const uint8_t *)"CPTS\1\5", 6, &a, &err) && err.offset == 5, "bad granule");
-	CHECK(script_decode((const uint8_t *)"CPTS\3\4", 6, &a, &err) && err.offset == 4, "bad version");
+	CHECK(script_decode((const uint8_t *)"CPTS\4\4", 6, &a, &err) && err.offset == 4, "bad version");
 
-	printf("script_test: %d scripts round-tripped, %d failure(s)\n", scripts, failures);
+	printf("script_test: %d scripts round-tripped (%d with a TLB section), %d failure(s)\n", scripts,
+	       tlb_scripts, failures);
 	return failures != 0;
 }

@@ -40,6 +40,9 @@ void search_next_program(struct search *x, int pick, struct script *s)
 		gen_script(s, x->v->granule->kb, x->v->name, &x->rng);
 	}
 	s->memory = (uint8_t)x->memory;
+	s->tlb = x->tlb;
+	s->tlb_evict = x->tlb_evict;
+	s->bbml2 = x->bbml2;
 }
 
 enum run_status search_run_one(struct search *x, const struct script *s, struct run_result *r)

@@ -21,6 +21,8 @@ struct search {
 	enum eng_strategy strategy;      /* ES_RANDOM or ES_PCT */
 	unsigned depth;                  /* PCT's depth */
 	enum mem_model memory;           /* the programs' memory model (default sc) */
+	uint8_t tlb, tlb_evict;          /* the programs' TLB model (0: none; docs/tlb.md) */
+	bool bbml2;                      /* ... and BBML2_NOABORT */
 	const struct script *pool;       /* programs to draw from; NULL: random programs */
 	unsigned npool;
 	uint64_t rng;                    /* the stream */

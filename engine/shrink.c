@@ -44,6 +44,30 @@ static bool drop_thread(struct script *s, unsigned t)
 		c.sched[n++] = (uint8_t)((s->sched[i] & ~7u) | (tid > t ? tid - 1 : tid));
 	}
 	c.nsched = n;
+	/* the thread's TLB goes with it */
+	n = 0;
+	for (unsigned i = 0; i < s->ntlb_init; i++) {
+		unsigned tid = s->tlb_init[i].thread;
+
+		if (tid == t)
+			continue;
+		c.tlb_init[n] = s->tlb_init[i];
+		c.tlb_init[n++].thread = (uint8_t)(tid > t ? tid - 1 : tid);
+	}
+	c.ntlb_init = n;
+	if (!still_fails(&c))
+		return false;
+	*s = c;
+	return true;
+}
+
+/* One of the TLBs' initial translations (a tlb_entry line). */
+static bool drop_tlb_init(struct script *s, unsigned i)
+{
+	struct script c = *s;
+
+	memmove(&c.tlb_init[i], &c.tlb_init[i + 1], (c.ntlb_init - i - 1) * sizeof(c.tlb_init[0]));
+	c.ntlb_init--;
 	if (!still_fails(&c))
 		return false;
 	*s = c;
@@ -128,6 +152,9 @@ unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind ki
 			for (unsigned i = s->ninstr[t]; i-- > 0;)
 				if (drop_instr(s, t, i))
 					progress = true, wins++;
+		for (unsigned i = s->ntlb_init; i-- > 0;)
+			if (drop_tlb_init(s, i))
+				progress = true, wins++;
 		/* schedule: big chunks first, then single entries */
 		for (unsigned k = s->nsched / 2; k >= 1; k /= 2)
 			for (unsigned i = 0; i + k <= s->nsched;)

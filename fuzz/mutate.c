@@ -356,6 +356,10 @@ static void fit_blocks(struct script *s)
 			if (d && d->shape != OP_SHAPE_NONE && s->prog[t][i].block >= s->nblocks)
 				s->prog[t][i].block = (uint8_t)(s->prog[t][i].block % s->nblocks);
 		}
+	/* the TLBs' initial translations too (tlb_entry lines) */
+	for (unsigned i = 0; i < s->ntlb_init; i++)
+		if (s->tlb_init[i].block >= s->nblocks)
+			s->tlb_init[i].block = (uint8_t)(s->tlb_init[i].block % s->nblocks);
 }
 
 /* ---- the spelled-out schedule (m->tmp, m->nw steps) --------------------------- */
@@ -870,7 +874,22 @@ static bool op_block(struct mutator *m)
 	struct script *s = &m->w;
 	unsigned b = below(m, s->nblocks);
 
-	switch (below(m, 4)) {
+	/* a script with a TLB: a fifth choice, a tlb_entry line added or
+	 * dropped (scripts without one draw as before) */
+	switch (below(m, s->tlb ? 5 : 4)) {
+	case 4:
+		if (s->ntlb_init && (s->ntlb_init == SCRIPT_MAX_TLB_INIT || chance(m, 2))) {
+			unsigned i = below(m, s->ntlb_init);
+
+			s->tlb_init[i] = s->tlb_init[--s->ntlb_init];
+		} else {
+			s->tlb_init[s->ntlb_init].thread = (uint8_t)below(m, s->nthreads);
+			s->tlb_init[s->ntlb_init].block = (uint8_t)b;
+			s->tlb_init[s->ntlb_init].entry = (uint8_t)below(m, m->cont);
+			s->tlb_init[s->ntlb_init].flags = (uint8_t)below(m, 2);
+			s->ntlb_init++;
+		}
+		break;
 	case 0:
 		s->block[b].shape = (uint8_t)((s->block[b].shape + 1 + below(m, BS_COUNT - 1)) % BS_COUNT);
 		if (s->block[b].shape == BS_NONE)
@@ -1017,6 +1036,12 @@ static bool valid(const struct mutator *m, const struct script *s)
 	}
 	for (unsigned i = 0; i < s->nsched; i++)
 		if ((s->sched[i] & 7) >= s->nthreads)
+			return false;
+	if (s->tlb_evict > 1 || s->ntlb_init > SCRIPT_MAX_TLB_INIT || (s->ntlb_init && !s->tlb))
+		return false;
+	for (unsigned i = 0; i < s->ntlb_init; i++)
+		if (s->tlb_init[i].thread >= s->nthreads || s->tlb_init[i].block >= s->nblocks ||
+		    s->tlb_init[i].entry >= m->cont || s->tlb_init[i].flags > 1)
 			return false;
 	return true;
 }

@@ -96,7 +96,10 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 	if (i < n_callers)
 		callers[i].n++;
 	pthread_mutex_unlock(&caller_lock);
-	kc_tlb_flush(mm, start, end);
+	if (fn == KT_FLUSH_RANGE_NOSYNC || fn == KT_FLUSH_PAGE_NOSYNC)
+		kc_tlb_flush_nosync(mm, start, end);   /* completed by the thread's next dsb() */
+	else
+		kc_tlb_flush(mm, start, end);
 }
 
 bool kt_bbml2_noabort(void)

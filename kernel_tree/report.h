@@ -59,7 +59,8 @@ enum kt_flush_fn {
 #define KT_TLBF_MARK (1L << 30)
 
 /* Count and log one flush the file asked for, then flush as the harness
- * does (kc_tlb_flush). caller is the kernel function that called it; a5/a6
+ * does (kc_tlb_flush; the _nosync ones kc_tlb_flush_nosync, which the
+ * thread's next dsb() completes). caller is the kernel function that called it; a5/a6
  * are the last two arguments of the six-argument forms (-1 otherwise). */
 void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int first_is_vma,
 	      unsigned long start, unsigned long end, unsigned long stride, long a5, long a6);

@@ -11,6 +11,7 @@
 
 #include "core/access.h"
 #include "core/hw.h"
+#include "core/tlb.h"
 #include "core/oracle/history.h"
 #include "core/oracle/oracle.h"
 #include "core/rcu_tsan.h"
@@ -321,6 +322,7 @@ static void *hw_main(void *arg)
 	struct harness_mm *M = &w->m;
 	struct agent *fw = w->nwriters ? &w->writers[a->index % w->nwriters] : NULL;
 	uint64_t unflushed = 0;
+	static __thread struct violation vio;
 
 	self_hw = a;
 	a->follow = fw;
@@ -370,7 +372,8 @@ static void *hw_main(void *arg)
 			TSAN_RCU_READ_END();
 			rcu_read_unlock();
 		}
-		hw_burst(M, lt, b, burst, stream, &a->rng);
+		if (!hw_burst(M, w->tlbs ? &w->tlbs[a->index] : NULL, lt, b, burst, stream, &a->rng, &vio))
+			w->report(w, &vio);
 		unflushed += burst;
 		if (unflushed >= 256) {
 			atomic_fetch_add_explicit(&M->hdr->hw_ops, unflushed, memory_order_relaxed);

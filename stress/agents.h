@@ -49,6 +49,9 @@ struct stress_world {
 	 * hardware) runs on cpus[s % ncpus]; cpus NULL: not pinned */
 	const int *cpus;
 	unsigned ncpus;
+	/* the TLB model (--tlb): hardware agent i accesses through tlbs[i],
+	 * attached to m before the agents start; NULL: no TLB model */
+	struct tlb *tlbs;
 	/* the faulting devices (stress/faulter.c): accesses, fix-ups */
 	_Atomic uint64_t fault_accesses, fault_fixups;
 };

@@ -11,6 +11,7 @@
 
 #include "stress/driver.h"
 #include "core/ops.h"
+#include "core/tlb.h"
 
 static const char usage[] =
 "usage: hammer [flags]\n"
@@ -51,6 +52,10 @@ static const char usage[] =
 "                     slower than the delays even oversubscribed; 0 = never,\n"
 "                     the default)\n"
 "  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
+"  --tlb=N            a TLB of N entries (1..256) per hardware agent, with the\n"
+"                     checks of docs/tlb.md (stale_tlb_access, tlb_conflict,\n"
+"                     bbm_violation); 0 (the default): no TLB model\n"
+"  --tlb-evict=POLICY lru (the default) or random\n"
 "  --expect=KIND      succeed only if a KIND violation is found (mutant tests);\n"
 "                     several kinds joined by | accept any of them\n"
 "  --keep-going       count violations instead of stopping at the first\n"
@@ -287,6 +292,18 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 		} else if (!strcmp(key, "--pin")) {
 			NO_VALUE();
 			cfg->pin = true;
+		} else if (!strcmp(key, "--tlb")) {
+			NEEDS_VALUE();
+			if ((rc = parse_uint("--tlb", val, 0, TLB_MAX_ENTRIES, &cfg->tlb)))
+				return rc;
+		} else if (!strcmp(key, "--tlb-evict")) {
+			NEEDS_VALUE();
+			if (!strcmp(val, "lru"))
+				cfg->tlb_evict = TLB_EVICT_LRU;
+			else if (!strcmp(val, "random"))
+				cfg->tlb_evict = TLB_EVICT_RANDOM;
+			else
+				return bad("--tlb-evict wants lru or random, got '%s'%s", val, "");
 		} else if (!strcmp(key, "--bbml2")) {
 			NO_VALUE();
 			cfg->bbml2 = true;
@@ -329,12 +346,14 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 "
+				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --tlb --tlb-evict "
 				   "--expect --keep-going --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}
 	}
 
+	if (cfg->tlb && cfg->hw > TLB_MAX_AGENTS)
+		return bad("--tlb models at most 16 hardware agents, --threads asks for more%s%s", "", "");
 	const struct granule *g = granule_by_name(gname);
 	if (!g)
 		return bad("unknown granule '%s' (valid: 4k, 16k, 64k)%s", gname, "");

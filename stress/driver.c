@@ -24,6 +24,7 @@
 #include "core/rcu_tsan.h"
 #include "core/ops.h"
 #include "core/plain_access.h"
+#include "core/tlb.h"
 #include "stress/agents.h"
 
 /* a reader's jump back after a plain access (beside 1, 2 and core/oob.h's) */
@@ -396,6 +397,28 @@ static void summary(FILE *f, double elapsed, const char *result)
 		(unsigned long long)atomic_load(&M.hdr->hw_ops),
 		(unsigned long long)atomic_load(&M.hdr->retires),
 		(unsigned long long)atomic_load(&M.hdr->tlb_flushes));
+	if (C->tlb) {
+		struct tlb_stats t = { 0 };
+
+		for (unsigned i = 0; i < C->hw; i++) {
+			t.hits += W.tlbs[i].st.hits;
+			t.misses += W.tlbs[i].st.misses;
+			t.upgrades += W.tlbs[i].st.upgrades;
+			t.fills += W.tlbs[i].st.fills;
+			t.evictions += W.tlbs[i].st.evictions;
+			t.invalidated += W.tlbs[i].st.invalidated;
+			t.discarded += W.tlbs[i].st.discarded;
+		}
+		fprintf(f, " \"tlb\": {\"entries\": %u, \"evict\": \"%s\", \"hits\": %llu, \"misses\": %llu, "
+			"\"upgrades\": %llu, \"fills\": %llu, \"evictions\": %llu, \"invalidated\": %llu, \"fills_discarded\": %llu, "
+			"\"nosync_flushes\": %llu, \"nosync_completed\": %llu},\n",
+			C->tlb, C->tlb_evict == TLB_EVICT_RANDOM ? "random" : "lru",
+			(unsigned long long)t.hits, (unsigned long long)t.misses, (unsigned long long)t.upgrades,
+			(unsigned long long)t.fills, (unsigned long long)t.evictions,
+			(unsigned long long)t.invalidated, (unsigned long long)t.discarded,
+			(unsigned long long)atomic_load(&M.tlb_nosync),
+			(unsigned long long)atomic_load(&M.tlb_nosync_done));
+	}
 	fprintf(f, " \"faulting_devices\": %u, \"fault_accesses\": %llu, \"fault_fixups\": %llu,\n",
 		C->faulters, (unsigned long long)atomic_load(&W.fault_accesses),
 		(unsigned long long)atomic_load(&W.fault_fixups));
@@ -605,6 +628,13 @@ int stress_run(const struct stress_cfg *cfg)
 		W.delay.kmax = delay_kmax_for(M.cont);
 	W.nreaders = cfg->readers;
 	W.report = report_finding;
+	if (cfg->tlb) {
+		/* one TLB per hardware agent, attached before any thread runs */
+		W.tlbs = calloc(cfg->hw ? cfg->hw : 1, sizeof(*W.tlbs));
+		for (unsigned i = 0; W.tlbs && i < cfg->hw; i++)
+			tlb_attach(&M, &W.tlbs[i], cfg->tlb, cfg->tlb_evict, cfg->seed * 5000011 + i);
+		M.tlb_on = 1;
+	}
 	if (cfg->pin && pin_cpus(&W)) {
 		hmm_destroy(&M);
 		return 2;
@@ -615,7 +645,7 @@ int stress_run(const struct stress_cfg *cfg)
 	wr = agents_alloc(cfg->writers);
 	hw = agents_alloc(cfg->hw);
 	fa = agents_alloc(cfg->faulters);
-	if (!W.plans || !rd || !wr || !hw || !fa) {
+	if (!W.plans || !rd || !wr || !hw || !fa || (cfg->tlb && !W.tlbs)) {
 		fprintf(stderr, "hammer: out of memory\n");
 		hmm_destroy(&M);
 		return 2;

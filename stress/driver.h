@@ -35,6 +35,8 @@ struct stress_cfg {
 	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;
 	bool bbml2;
+	unsigned tlb;                /* TLB entries per hardware agent (0: no TLB model) */
+	int tlb_evict;               /* enum tlb_evict */
 	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */
 	const char *report_dir;      /* where to write the reproducer, or NULL */
 	bool report_dir_create;      /* the default folder: made on first use */

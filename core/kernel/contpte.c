@@ -42,8 +42,12 @@ static void contpte_convert(struct mm_struct *mm, unsigned long addr,
 		if (pte_young(ent))
 			pte = pte_mkyoung(pte);
 	}
-	if (!system_supports_bbml2_noabort())
-		__flush_tlb_range(&vma, start, start + CONT_PTE_SIZE, PAGE_SIZE, true, 3);
+	if (!system_supports_bbml2_noabort() && !MUTANT(convert_no_flush)) {
+		if (MUTANT(convert_no_dsb))   /* the TLBI, not the DSB that completes it */
+			__flush_tlb_range_nosync(&vma, start, start + CONT_PTE_SIZE, PAGE_SIZE, true, 3);
+		else
+			__flush_tlb_range(&vma, start, start + CONT_PTE_SIZE, PAGE_SIZE, true, 3);
+	}
 	__set_ptes(mm, start, first, pte, CONT_PTES - (MUTANT(fold_leaves_last) && pte_cont(pte)));
 }
 

@@ -3,6 +3,8 @@
 #include "core/oracle/history.h"
 #include "core/pte.h"
 
+#include "core/bbm.h"
+
 #include <sched.h>
 #include <stdio.h>
 
@@ -52,6 +54,9 @@ static void hist_end(struct acc_thread *t, uint64_t token, uint64_t *p, uint64_t
 			      memory_order_relaxed);
 	atomic_store_explicit(&r->who, (w->id & 0xff) | (atomic_load_explicit(&w->cur_op, memory_order_relaxed) & 0xff) << 8, memory_order_relaxed);
 	atomic_store_explicit(&r->tag, k + 1, memory_order_release);
+	if (changed && w->m->tlb_on && !w->bbm_bad &&
+	    !bbm_store(w->m, (unsigned long)(h - w->m->hist) * w->m->cont + j, newval, &w->bbm_vio))
+		w->bbm_bad = true;
 	if (changed) {
 		atomic_store_explicit(&h->last[j], k + 1, memory_order_release);
 		if (w->consumes & CONSUMES_DIRTY)

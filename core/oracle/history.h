@@ -44,6 +44,10 @@ struct writer_ctx {
 	 * judges its postcondition; op_verdict reports) */
 	bool failed;
 	struct violation vio;
+	/* the break-before-make monitor's first finding in the op (with the
+	 * TLB model on: core/bbm.h) */
+	bool bbm_bad;
+	struct violation bbm_vio;
 	bool has_ret;           /* ... and what its entry point returned */
 	uint64_t ret;
 	/* the op in flight, enum op + 1 (0: none): for the history records'
