@@ -51,7 +51,7 @@ MUTANTS = [
     struct(name = "wrprotect_plain_rmw", base = "baseline", expect = "dirty_lost|young_lost", what = "__ptep_set_wrprotect with a plain read-modify-write store"),
     struct(name = "access_flags_rdonly", base = "baseline", expect = "dirty_lost|flags_not_set", what = "set_access_flags takes RDONLY from the request, re-setting it over hardware dirty"),
     struct(name = "fold_no_clear", base = "baseline", expect = "dirty_lost|young_lost", what = "fold reads entries and writes CONT without clearing them first"),
-    struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost|young_lost", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
+    struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost|young_lost|wrong_return", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
     struct(name = "unmap_no_unfold", base = "baseline", expect = "mixed_block", what = "partial unmap of a CONT block without unfolding it first"),
     struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
     struct(name = "wrprotect_skips_block", base = "baseline", expect = "still_writable", what = "wrprotect_ptes skips a fully covered block (its loop over whole blocks starts one block late)"),
