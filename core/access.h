@@ -91,6 +91,17 @@ struct acc_guard {
 
 extern __thread struct acc_thread acc_self __attribute__((tls_model("initial-exec")));
 
+/* d = s, copying only the pending invalidations in use: the engine saves
+ * and restores a thread's state on every switch, and the whole struct is
+ * mostly room for them. */
+static inline void acc_thread_copy(struct acc_thread *d, const struct acc_thread *s)
+{
+	/* a fixed-size copy inlines into moves; a variable one calls memcpy */
+	__builtin_memcpy(d, s, __builtin_offsetof(struct acc_thread, tlb_pend));
+	for (unsigned i = 0; i < s->tlb_npend; i++)
+		d->tlb_pend[i] = s->tlb_pend[i];
+}
+
 /* The write-window check of every mutation. */
 static inline void acc_check_window(uint64_t *p, enum acc_kind kind)
 {

@@ -53,4 +53,15 @@ struct violation {
 	char detail[8192];     /* the entries involved, expected vs. observed */
 };
 
+/* An empty report, without zeroing its 8 KB of text (a read's report is
+ * made ready on every read, and filled in on a violation only). */
+static inline void violation_clear(struct violation *v)
+{
+	v->kind = VK_NONE;
+	v->has_read = false;
+	v->lt = v->block = v->target = 0;
+	v->named[0] = v->named[1] = 0;
+	v->summary[0] = v->detail[0] = 0;
+}
+
 #endif

@@ -165,12 +165,13 @@ static void do_read(unsigned tid, const struct instr *in)
 	const struct variant *v = R.m->v;
 	struct probe *p = &R.probe[tid];
 	bool locked = in->op == SI_READ_LOCKED;
-	struct violation vio = { 0 };
+	struct violation vio;
 	uint64_t *ptep, val;
 	sigjmp_buf jb;
 	struct acc_guard g = { .recover = &jb };
 	int sig;
 
+	violation_clear(&vio);
 	if (locked)
 		eng_lock(0);
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);

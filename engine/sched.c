@@ -26,9 +26,9 @@ static void thread_entry(void *arg)
 	unsigned tid = (unsigned)(uintptr_t)arg;
 	struct eng_thread *t = &eng.th[tid];
 
-	acc_self = t->acc;
+	acc_thread_copy(&acc_self, &t->acc);
 	eng.body(tid);
-	t->acc = acc_self;
+	acc_thread_copy(&t->acc, &acc_self);
 	t->state = PS_DONE;
 	coro_resume(&t->co, &eng.main);
 	__builtin_trap();
@@ -103,7 +103,7 @@ static void resume(unsigned tid)
 {
 	struct eng_thread *t = &eng.th[tid];
 
-	main_acc = acc_self;
+	acc_thread_copy(&main_acc, &acc_self);
 	eng.cur = (int)tid;
 	eng_arm = eng.pol.memory == MEM_ARM;
 	atomic_store_explicit(&eng_heartbeat, ++beats, memory_order_relaxed);
@@ -112,7 +112,7 @@ static void resume(unsigned tid)
 	atomic_store_explicit(&eng_running, -1, memory_order_relaxed);
 	eng_arm = 0;
 	eng.cur = -1;
-	acc_self = main_acc;
+	acc_thread_copy(&acc_self, &main_acc);
 }
 
 /* From a thread: back to the scheduler until picked again. */
@@ -120,9 +120,9 @@ static void yield(void)
 {
 	struct eng_thread *t = &eng.th[eng.cur];
 
-	t->acc = acc_self;
+	acc_thread_copy(&t->acc, &acc_self);
 	coro_resume(&t->co, &eng.main);
-	acc_self = t->acc;
+	acc_thread_copy(&acc_self, &t->acc);
 }
 
 void eng_stop(void)

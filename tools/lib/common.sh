@@ -340,15 +340,23 @@ mutator_env() {  # mutator_env LIBRARY: MUTATOR_ENV for that library
 
 # seeds_for GRANULE OUTDIR: the text seeds (corpora/seeds, fuzz/seeds) whose
 # instructions fit GRANULE (their own granule, or 4k ones: entries 0-15 exist
-# in every granule) as binary scripts in OUTDIR; prints how many
+# in every granule) as binary scripts in OUTDIR, each also as an arm_ copy
+# under `memory arm` (a seed without a memory line is sc: from sc seeds
+# alone a campaign reaches the arm model's bugs only through mutations);
+# prints how many files
 seeds_for() {
-  local g=$1 out=$2 n=0 f sg
+  local g=$1 out=$2 n=0 f sg base
   mkdir -p "$out"
   for f in "$ws"/corpora/seeds/*.txt "$ws"/fuzz/seeds/*.txt; do
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     [ "$sg" = "$g" ] || [ "$sg" = 4k ] || continue
-    if "$ASM" "$f" "$out/$(basename "${f%.txt}").bin" 2>/dev/null; then n=$((n + 1)); fi
+    base=$(basename "${f%.txt}")
+    if "$ASM" "$f" "$out/$base.bin" 2>/dev/null; then n=$((n + 1)); fi
+    grep -q '^memory' "$f" && continue
+    sed '/^granule/a memory arm' "$f" >"$out/.arm.txt"
+    if "$ASM" "$out/.arm.txt" "$out/arm_$base.bin" 2>/dev/null; then n=$((n + 1)); fi
   done
+  rm -f "$out/.arm.txt"
   echo "$n"
 }
