@@ -137,9 +137,15 @@ static int fuzz_standalone(int argc, char **argv)
 		free(buf);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (repeat > 1 && calls)
-		fprintf(stderr, "fuzz: %lu calls, %.2f us per call\n", calls,
+	if (repeat > 1 && calls) {
+		fprintf(stderr, "fuzz: %lu calls, %.2f us per call", calls,
 			((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / calls);
+#ifdef FUZZ_RUN_COUNTER
+		/* a target that runs an input several times (fuzz/runs.h) */
+		fprintf(stderr, ", %.2f runs per call", (double)FUZZ_RUN_COUNTER / calls);
+#endif
+		fputc('\n', stderr);
+	}
 	return rc;
 }
 

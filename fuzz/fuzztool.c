@@ -253,7 +253,7 @@ static void signature(const struct script *s, const struct run_result *r, char *
 		snprintf(ctx, clen, "-");
 }
 
-static unsigned nruns = FUZZ_RUNS_DEFAULT;
+static struct fuzz_runs nruns;
 
 /* s's runs as the harness makes them (fuzz/runs.h), until the first
  * violation or error: s and r are then that run's; else s is the script as
@@ -262,13 +262,15 @@ static enum run_status run_as_harness(struct script *s, const struct run_opts *o
 {
 	static struct script orig;
 	bool limit = false;
+	uint64_t steps = 0;
 
 	orig = *s;
-	for (unsigned k = 0; k < nruns; k++) {
+	for (unsigned k = 0; fuzz_runs_next(&nruns, k, steps); k++) {
 		*s = orig;
-		fuzz_run_set(s, orig.nsched, k, nruns);
+		fuzz_run_set(s, orig.nsched, k);
 		if (run_script(s, o, r) == RS_VIOLATION || r->status == RS_ERROR)
 			return r->status;
+		steps += r->steps;
 		limit |= r->status == RS_LIMIT;
 	}
 	*s = orig;
@@ -556,7 +558,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!(nruns = fuzz_runs_from_env()))
+	if (!fuzz_runs_from_env(&nruns))
 		return 2;
 	if (!strcmp(argv[1], "info"))
 		return cmd_info(argc - 2, argv + 2);

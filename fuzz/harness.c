@@ -23,7 +23,8 @@
  *                   1 (default): a load's feature names the store it read
  *                   by thread and instruction; 2: and by its step too (the
  *                   feature before the custom mutator, docs/fuzzing.md)
- *   FUZZ_RUNS       runs per input (default 4, 1-64): the script, then
+ *   FUZZ_RUNS       runs per input: auto (the default: up to 16, within a
+ *                   budget of engine steps) or 1-64: the script, then
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
  *                   runs)
@@ -122,7 +123,8 @@ static void feature(uint32_t f)
 static const struct variant *target;
 static unsigned target_kb;
 static uint32_t only_kinds;             /* bit per enum vkind; 0: any */
-static unsigned runs;                   /* runs per input (fuzz/runs.h) */
+static struct fuzz_runs runs;           /* runs per input (fuzz/runs.h) */
+static unsigned long runs_done;         /* for --repeat's figures */
 static void (*feature_fn)(uint32_t);
 
 static void die_usage(const char *fmt, const char *a, const char *b)
@@ -169,7 +171,7 @@ static void fuzz_init(void)
 		if (!only_kinds)
 			die_usage("FUZZ_ONLY_KIND='%s' names no violation kind%s", kind, "");
 	}
-	if (!(runs = fuzz_runs_from_env()))
+	if (!fuzz_runs_from_env(&runs))
 		exit(2);
 	if (feat && *feat && strcmp(feat, "0") && strcmp(feat, "1") && strcmp(feat, "2"))
 		die_usage("FUZZ_FEATURES='%s': 0, 1 or 2%s", feat, "");
@@ -232,13 +234,16 @@ static void fuzz_one(const uint8_t *data, size_t len)
 
 	struct run_opts o = { .variant = target, .policy = { .kind = ES_SCRIPT }, .feature = feature_fn };
 	unsigned nsched0 = s.nsched;
+	uint64_t steps = 0;
 
 	/* the input's runs (fuzz/runs.h); the features are a presence set
 	 * over all of them */
-	for (unsigned k = 0; k < runs; k++) {
-		uint8_t saved = fuzz_run_set(&s, nsched0, k, runs);
+	for (unsigned k = 0; fuzz_runs_next(&runs, k, steps); k++) {
+		uint8_t saved = fuzz_run_set(&s, nsched0, k);
 		enum run_status st = run_script(&s, &o, &r);
 
+		steps += r.steps;
+		runs_done++;
 		if (st == RS_VIOLATION && (!only_kinds || (only_kinds >> r.vio.kind & 1))) {
 			report(&s, &r);
 			abort();
@@ -248,7 +253,7 @@ static void fuzz_one(const uint8_t *data, size_t len)
 			 * a fuzzer crash must mean a contract violation */
 			fprintf(stderr, "harness: run error (not a violation): %s\n", r.error);
 		}
-		fuzz_run_restore(&s, nsched0, k, runs, saved);
+		fuzz_run_restore(&s, nsched0, k, saved);
 	}
 #if !defined(FEATURE_COUNTS) && HAVE_FEATURES && !defined(FUZZ_LIBFUZZER)
 	while (feature_n)
@@ -256,4 +261,5 @@ static void fuzz_one(const uint8_t *data, size_t len)
 #endif
 }
 
+#define FUZZ_RUN_COUNTER runs_done
 #include "fuzz/entry.h"

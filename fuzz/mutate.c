@@ -951,10 +951,17 @@ static void copy_script(struct script *d, const struct script *s);
 static bool op_generate(struct mutator *m)
 {
 	uint8_t memory = chance(m, 2) ? MEM_ARM : m->w.memory;
+	/* the machine stays the parent's: its TLB model (a campaign on the
+	 * TLB model starts from seeds with a tlb line) and BBML2 */
+	uint8_t tlb = m->w.tlb, evict = m->w.tlb_evict;
+	bool bbml2 = m->w.bbml2;
 
 	gen_script(&m->other, m->granule_kb, m->target, &m->rng);
 	copy_script(&m->w, &m->other);
 	m->w.memory = memory;
+	m->w.tlb = tlb;
+	m->w.tlb_evict = evict;
+	m->w.bbml2 = bbml2;
 	m->nw = 0;
 	m->nwchoices = 0;
 	return true;

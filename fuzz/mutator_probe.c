@@ -26,7 +26,9 @@ static struct script S;
 int main(int argc, char **argv)
 {
 	const char *target = "baseline", *file = NULL;
-	unsigned kb = 4, runs = fuzz_runs_from_env();
+	unsigned kb = 4;
+	struct fuzz_runs runs;
+	bool runs_ok = fuzz_runs_from_env(&runs);
 	unsigned long n = 100000, seed = 1;
 	uint64_t made[MO_COUNT] = { 0 }, hit[MO_COUNT] = { 0 };
 	char tgt[128], err[256];
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 			return fprintf(stderr, "usage: mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE\n"), 2;
 		}
 	}
-	if (!file || !runs)
+	if (!file || !runs_ok)
 		return fprintf(stderr, "usage: mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE\n"), 2;
 	FILE *f = fopen(file, "rb");
 	struct script_error se;
@@ -78,16 +80,19 @@ int main(int argc, char **argv)
 		struct run_opts o = { .variant = M.v, .policy = { .kind = ES_SCRIPT } };
 		struct run_result r;
 		unsigned nsched0;
+		uint64_t steps;
 
 		made[M.last]++;
 		if (script_decode(out, l, &S, &se))
 			return fprintf(stderr, "mutator_probe: an invalid mutant: %s\n", se.reason), 2;
 		nsched0 = S.nsched;
-		for (unsigned j = 0; j < runs; j++) {
-			uint8_t saved = fuzz_run_set(&S, nsched0, j, runs);
+		steps = 0;
+		for (unsigned j = 0; fuzz_runs_next(&runs, j, steps); j++) {
+			uint8_t saved = fuzz_run_set(&S, nsched0, j);
 
 			run_script(&S, &o, &r);
-			fuzz_run_restore(&S, nsched0, j, runs, saved);
+			steps += r.steps;
+			fuzz_run_restore(&S, nsched0, j, saved);
 			if (r.status == RS_VIOLATION) {
 				hit[M.last]++;
 				break;

@@ -338,25 +338,32 @@ mutator_env() {  # mutator_env LIBRARY: MUTATOR_ENV for that library
                AFL_FAST_CAL=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1048576)
 }
 
-# seeds_for GRANULE OUTDIR: the text seeds (corpora/seeds, fuzz/seeds) whose
-# instructions fit GRANULE (their own granule, or 4k ones: entries 0-15 exist
-# in every granule) as binary scripts in OUTDIR, each also as an arm_ copy
-# under `memory arm` (a seed without a memory line is sc: from sc seeds
-# alone a campaign reaches the arm model's bugs only through mutations);
-# prints how many files
+# seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
+# whose instructions fit GRANULE (their own granule, or 4k ones: entries
+# 0-15 exist in every granule) as binary scripts in OUTDIR, each also as an
+# arm_ copy under `memory arm` (a seed without a memory line is sc: from sc
+# seeds alone a campaign reaches the arm model's bugs only through
+# mutations); LINES (newline-separated script lines, e.g. "tlb 8": the TLB
+# model, docs/tlb.md) go into every seed after its granule line, and the
+# mutants keep them; prints how many files
 seeds_for() {
-  local g=$1 out=$2 n=0 f sg base
+  local g=$1 out=$2 lines=${3:-} n=0 f sg base
   mkdir -p "$out"
   for f in "$ws"/corpora/seeds/*.txt "$ws"/fuzz/seeds/*.txt; do
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     [ "$sg" = "$g" ] || [ "$sg" = 4k ] || continue
     base=$(basename "${f%.txt}")
-    if "$ASM" "$f" "$out/$base.bin" 2>/dev/null; then n=$((n + 1)); fi
+    add_lines "$lines" <"$f" >"$out/.sc.txt"
+    if "$ASM" "$out/.sc.txt" "$out/$base.bin" 2>/dev/null; then n=$((n + 1)); fi
     grep -q '^memory' "$f" && continue
-    sed '/^granule/a memory arm' "$f" >"$out/.arm.txt"
+    add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
     if "$ASM" "$out/.arm.txt" "$out/arm_$base.bin" 2>/dev/null; then n=$((n + 1)); fi
   done
-  rm -f "$out/.arm.txt"
+  rm -f "$out/.sc.txt" "$out/.arm.txt"
   echo "$n"
+}
+# add_lines LINES <SCRIPT >SCRIPT: a text script with LINES after its granule line
+add_lines() {
+  awk -v x="$1" '{ print } /^granule[ \t]/ && x != "" { print x }'
 }
