@@ -187,6 +187,9 @@ static void do_read(unsigned tid, const struct instr *in)
 	if (locked)
 		eng_unlock(0);
 	R.r->reads++;
+	if (eng.feature && eng.feature_reads)   /* a feature apart from the loads' */
+		eng.feature((uint32_t)(((uint64_t)read_shape(R.m, &p->o) + 0x5bd1e995u) *
+				       0x9e3779b97f4a7c15ULL >> 32));
 	if (probe_judge(R.m, p, &vio, &R.r->judged) == VERDICT_VIOLATION) {
 		found(tid, &vio);
 		eng_stop();

@@ -138,6 +138,8 @@ struct eng {
 	 * only, not its step (fuzz/harness.c sets it: a schedule that merely
 	 * shifts an unrelated store in time makes no new feature) */
 	bool feature_sites;
+	/* also a feature per judged read: its read_shape (core/oracle/oracle.h) */
+	bool feature_reads;
 	/* an observer of the memory model's choices (fuzz/mutate.c maps each
 	 * to the access that made it): index, number of options, the one
 	 * taken; NULL: none. Not reset by eng_init. */

@@ -23,6 +23,7 @@
  *                   1 (default): a load's feature names the store it read
  *                   by thread and instruction; 2: and by its step too (the
  *                   feature before the custom mutator, docs/fuzzing.md)
+ *   FUZZ_READ_SHAPES 0 turns off the read shapes (below), 1 (default) on
  *   FUZZ_RUNS       runs per input: auto (the default: up to 16, within a
  *                   budget of engine steps) or 1-64: the script, then
  *                   fresh tails behind shorter prefixes of its schedule
@@ -66,6 +67,12 @@
  *   no features (docs/fuzzing.md has the figures). -DFEATURE_COUNTS
  *   restores counts.
  *   - standalone: no feedback (the callback is not installed).
+ * Read shapes. Every judged read also calls it once with its read_shape
+ * (core/oracle/oracle.h): how the writers and hardware changed the block
+ * during the read and how the result relates to the target's values at
+ * the window's ends. Reads-from pairs say which stores a schedule made
+ * visible; a read shape says whether a read raced with a writer, and how:
+ * the near misses of the properties, which AFL++ then keeps and mutates.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -139,6 +146,7 @@ static void fuzz_init(void)
 {
 	const char *vname = getenv("FUZZ_VARIANT"), *gname = getenv("FUZZ_GRANULE");
 	const char *kind = getenv("FUZZ_ONLY_KIND"), *feat = getenv("FUZZ_FEATURES");
+	const char *shapes = getenv("FUZZ_READ_SHAPES");
 	const struct granule *g;
 	char err[1024];
 
@@ -175,7 +183,10 @@ static void fuzz_init(void)
 		exit(2);
 	if (feat && *feat && strcmp(feat, "0") && strcmp(feat, "1") && strcmp(feat, "2"))
 		die_usage("FUZZ_FEATURES='%s': 0, 1 or 2%s", feat, "");
+	if (shapes && *shapes && strcmp(shapes, "0") && strcmp(shapes, "1"))
+		die_usage("FUZZ_READ_SHAPES='%s': 0 or 1%s", shapes, "");
 	eng.feature_sites = !(feat && !strcmp(feat, "2"));
+	eng.feature_reads = !(shapes && !strcmp(shapes, "0"));
 #if HAVE_FEATURES
 	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
 #endif

@@ -85,3 +85,33 @@ enum verdict probe_judge(struct harness_mm *m, struct probe *p, struct violation
 	}
 	return oracle_judge(m, o, out, st);
 }
+
+uint32_t read_shape(const struct harness_mm *m, const struct read_obs *o)
+{
+	unsigned cont = m->cont, shift = m->g->page_shift, changed = 0;
+	uint64_t pt = o->P[o->t], qt = o->Q[o->t];
+	bool moved = false, recont = false;
+	uint32_t s;
+
+	for (unsigned j = 0; j < cont; j++) {
+		if (o->P[j] == o->Q[j])
+			continue;
+		changed++;
+		moved |= pm_valid(o->P[j]) != pm_valid(o->Q[j]) ||
+			 pm_pfn(o->P[j], shift) != pm_pfn(o->Q[j], shift);
+		recont |= pm_cont(o->P[j]) != pm_cont(o->Q[j]);
+	}
+	s = changed == 0 ? 0 : changed == 1 ? 1 : changed < cont / 2 ? 2 : changed < cont ? 3 : 4;
+	s |= (uint32_t)(o->l1 != o->c0) << 3;                             /* software stores */
+	s |= (uint32_t)!(o->e0 == o->b0 && o->b1 == o->b0) << 4;          /* hardware updates */
+	s |= (uint32_t)(pt != qt) << 5;                                   /* the target changed */
+	s |= (uint32_t)moved << 6;                                        /* a mapping came or went */
+	s |= (uint32_t)recont << 7;                                       /* a fold or unfold */
+	s |= (uint32_t)(pm_content(o->R) == pm_content(pt)) << 8;         /* the result is the */
+	s |= (uint32_t)(pm_content(o->R) == pm_content(qt)) << 9;         /* target's at start/end */
+	s |= (uint32_t)pm_young(o->R) << 10;
+	s |= (uint32_t)pm_dirty(o->R) << 11;
+	s |= (uint32_t)pm_valid_cont(o->R) << 12;
+	s |= (uint32_t)o->locked << 13;
+	return s;
+}
