@@ -53,8 +53,8 @@ struct violation {
 	char detail[8192];     /* the entries involved, expected vs. observed */
 };
 
-/* An empty report, without zeroing its 8 KB of text (a read's report is
- * made ready on every read, and filled in on a violation only). */
+/* An empty report, without zeroing its 8 KB of text (probe_judge clears
+ * one on every read; it is filled in on a violation only). */
 static inline void violation_clear(struct violation *v)
 {
 	v->kind = VK_NONE;

@@ -171,7 +171,6 @@ static void do_read(unsigned tid, const struct instr *in)
 	struct acc_guard g = { .recover = &jb };
 	int sig;
 
-	violation_clear(&vio);
 	if (locked)
 		eng_lock(0);
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);

@@ -256,7 +256,7 @@ static void *reader_main(void *arg)
 		if (++n_reads == 64)
 			flush_counts(&n_reads, &n_retries);
 
-		struct violation vio = { 0 };
+		struct violation vio;   /* probe_judge clears it (without its 8 KB of text) */
 		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION) {
 			report(&vio);
 			break;

@@ -57,7 +57,9 @@ struct read_obs {
  *   ptep = probe_open(...)     window start, rcu_read_lock, table, P
  *   R = reader(ptep)           the variant's ptep_get[_lockless]
  *   probe_close(..., R)        Q, window end, rcu_read_unlock
- *   probe_judge(...)           property 5, then properties 1-3
+ *   probe_judge(...)           property 5, then properties 1-3 (out is
+ *                              cleared first: violation_clear, not a
+ *                              memset of its 8 KB; filled on a violation)
  * A locked read takes the table's PTL around all of it (the caller's lock). */
 struct probe {
 	struct read_obs o;

@@ -70,6 +70,7 @@ enum verdict probe_judge(struct harness_mm *m, struct probe *p, struct violation
 {
 	const struct read_obs *o = &p->o;
 
+	violation_clear(out);
 	if (p->state == SLOT_POISONED || p->gen2 != p->gen) {
 		out->kind = VK_UAF;
 		snprintf(out->summary, sizeof(out->summary),
