@@ -255,26 +255,22 @@ static void signature(const struct script *s, const struct run_result *r, char *
 
 static struct fuzz_runs nruns;
 
+/* run_as_harness's stop: a violation or an error ends the runs; a run at
+ * the step limit is remembered */
+static bool stop_on_finding(const struct run_result *r, void *limit)
+{
+	*(bool *)limit |= r->status == RS_LIMIT;
+	return r->status == RS_VIOLATION || r->status == RS_ERROR;
+}
+
 /* s's runs as the harness makes them (fuzz/runs.h), until the first
  * violation or error: s and r are then that run's; else s is the script as
  * read and r the last run's, with status limit if any run hit the limit. */
 static enum run_status run_as_harness(struct script *s, const struct run_opts *o, struct run_result *r)
 {
-	static struct script orig;
 	bool limit = false;
-	uint64_t steps = 0;
 
-	orig = *s;
-	for (unsigned k = 0; fuzz_runs_next(&nruns, k, steps); k++) {
-		*s = orig;
-		fuzz_run_set(s, orig.nsched, k);
-		if (run_script(s, o, r) == RS_VIOLATION || r->status == RS_ERROR)
-			return r->status;
-		steps += r->steps;
-		limit |= r->status == RS_LIMIT;
-	}
-	*s = orig;
-	if (limit)
+	if (!fuzz_run_input(s, &nruns, o, r, stop_on_finding, &limit) && limit)
 		r->status = RS_LIMIT;
 	return r->status;
 }

@@ -225,6 +225,21 @@ static void report(struct script *s, const struct run_result *r)
 	fflush(stderr);
 }
 
+/* Each run of an input: a violation of the kinds let through ends the
+ * runs (the caller aborts); an engine error is said, but a fuzzer crash
+ * must mean a contract violation (a harness bug: engine deadlock, or no
+ * memory). */
+static bool stop_run(const struct run_result *r, void *arg)
+{
+	static unsigned errors;
+
+	(void)arg;
+	runs_done++;
+	if (r->status == RS_ERROR && errors++ < 10)
+		fprintf(stderr, "harness: run error (not a violation): %s\n", r->error);
+	return r->status == RS_VIOLATION && (!only_kinds || (only_kinds >> r->vio.kind & 1));
+}
+
 static void fuzz_one(const uint8_t *data, size_t len)
 {
 	static struct script s;
@@ -232,7 +247,6 @@ static void fuzz_one(const uint8_t *data, size_t len)
 	struct run_result r;
 	const char *why;
 	unsigned cont = granule_cont(target_kb);
-	static unsigned errors;
 
 	if (script_walk(data, len, SCRIPT_LENIENT, cont, &s, &err))
 		return;
@@ -244,27 +258,12 @@ static void fuzz_one(const uint8_t *data, size_t len)
 				return;
 
 	struct run_opts o = { .variant = target, .policy = { .kind = ES_SCRIPT }, .feature = feature_fn };
-	unsigned nsched0 = s.nsched;
-	uint64_t steps = 0;
 
 	/* the input's runs (fuzz/runs.h); the features are a presence set
 	 * over all of them */
-	for (unsigned k = 0; fuzz_runs_next(&runs, k, steps); k++) {
-		uint8_t saved = fuzz_run_set(&s, nsched0, k);
-		enum run_status st = run_script(&s, &o, &r);
-
-		steps += r.steps;
-		runs_done++;
-		if (st == RS_VIOLATION && (!only_kinds || (only_kinds >> r.vio.kind & 1))) {
-			report(&s, &r);
-			abort();
-		}
-		if (st == RS_ERROR && errors++ < 10) {
-			/* a harness bug (engine deadlock) or no memory: say so, but
-			 * a fuzzer crash must mean a contract violation */
-			fprintf(stderr, "harness: run error (not a violation): %s\n", r.error);
-		}
-		fuzz_run_restore(&s, nsched0, k, saved);
+	if (fuzz_run_input(&s, &runs, &o, &r, stop_run, NULL)) {
+		report(&s, &r);
+		abort();
 	}
 #if !defined(FEATURE_COUNTS) && HAVE_FEATURES && !defined(FUZZ_LIBFUZZER)
 	while (feature_n)

@@ -23,6 +23,12 @@ static struct mutator M;
 static uint8_t buf[SCRIPT_MAX_BYTES + 16], out[SCRIPT_MAX_BYTES + 16];
 static struct script S;
 
+static bool stop_on_violation(const struct run_result *r, void *arg)
+{
+	(void)arg;
+	return r->status == RS_VIOLATION;
+}
+
 int main(int argc, char **argv)
 {
 	const char *target = "baseline", *file = NULL;
@@ -79,25 +85,12 @@ int main(int argc, char **argv)
 		size_t l = mut_fuzz(&M, MO_COUNT, NULL, 0, out);
 		struct run_opts o = { .variant = M.v, .policy = { .kind = ES_SCRIPT } };
 		struct run_result r;
-		unsigned nsched0;
-		uint64_t steps;
 
 		made[M.last]++;
 		if (script_decode(out, l, &S, &se))
 			return fprintf(stderr, "mutator_probe: an invalid mutant: %s\n", se.reason), 2;
-		nsched0 = S.nsched;
-		steps = 0;
-		for (unsigned j = 0; fuzz_runs_next(&runs, j, steps); j++) {
-			uint8_t saved = fuzz_run_set(&S, nsched0, j);
-
-			run_script(&S, &o, &r);
-			steps += r.steps;
-			fuzz_run_restore(&S, nsched0, j, saved);
-			if (r.status == RS_VIOLATION) {
-				hit[M.last]++;
-				break;
-			}
-		}
+		if (fuzz_run_input(&S, &runs, &o, &r, stop_on_violation, NULL))
+			hit[M.last]++;
 	}
 	printf("%-10s %9s %9s %8s\n", "operator", "mutants", "violated", "share");
 	for (int i = 0; i < MO_COUNT; i++)

@@ -25,7 +25,7 @@
  * Everything that replays an input (fuzz/fuzztool.c: info, retarget,
  * stable; through it tools/campaign, tools/triage, tools/minimize;
  * fuzz/mutator_probe.c) runs the same runs in the same order with the
- * same FUZZ_RUNS, through fuzz_runs_next.
+ * same FUZZ_RUNS, through fuzz_run_input.
  */
 #ifndef FUZZ_RUNS_H
 #define FUZZ_RUNS_H
@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/run.h"
 #include "engine/script.h"
 
 #define FUZZ_RUNS_MAX 64
@@ -107,6 +108,28 @@ static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned
 	if (k)
 		s->sched[fuzz_run_cut(nsched0, k)] = saved;
 	s->nsched = nsched0;
+}
+
+/* s's runs in order, each with run_script(s, o, r), until stop(r, arg)
+ * says a run ends them (it sees every run): true then, with s left as
+ * that run's script; false after the last run, with s as read. */
+static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
+				  const struct run_opts *o, struct run_result *r,
+				  bool (*stop)(const struct run_result *r, void *arg), void *arg)
+{
+	unsigned nsched0 = s->nsched;
+	uint64_t steps = 0;
+
+	for (unsigned k = 0; fuzz_runs_next(fr, k, steps); k++) {
+		uint8_t saved = fuzz_run_set(s, nsched0, k);
+
+		run_script(s, o, r);
+		if (stop(r, arg))
+			return true;
+		steps += r->steps;
+		fuzz_run_restore(s, nsched0, k, saved);
+	}
+	return false;
 }
 
 #endif
