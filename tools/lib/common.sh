@@ -363,6 +363,11 @@ seeds_for() {
   rm -f "$out/.sc.txt" "$out/.arm.txt"
   echo "$n"
 }
+# check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
+check_tlb() {
+  [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 255 ] \
+    || die "--tlb must be TLB entries per thread, 1-255, got '$1'"
+}
 # add_lines LINES <SCRIPT >SCRIPT: a text script with LINES after its granule line
 add_lines() {
   awk -v x="$1" '{ print } /^granule[ \t]/ && x != "" { print x }'
