@@ -7,13 +7,16 @@
  * Each queue entry AFL++ picks is read and run once on the engine
  * in-process (fuzz/mutate.h: the schedule it took, the memory model's
  * choices, its reads-from pairs), then afl_custom_fuzz makes FUZZ_MUTANTS
- * (default 256) structural mutants of it, each a valid script. Run with
+ * (default 4) structural mutants of it, each a valid script. Few mutants
+ * per pick keep afl-fuzz moving over its queue: the bugs here fall to the
+ * fresh programs and schedules that enter it, not to many mutants of one
+ * entry (docs/fuzzing.md, "Mutants per queue entry"). Run with
  * AFL_CUSTOM_MUTATOR_ONLY=1 (the tools do): byte-level havoc is one of the
  * mutator's own operators, a minority.
  *
  * Environment (afl-fuzz passes its own to the library):
  *   FUZZ_VARIANT, FUZZ_GRANULE   the target, as for the harness
- *   FUZZ_MUTANTS                 mutants per queue entry (default 256)
+ *   FUZZ_MUTANTS                 mutants per queue entry, 1-65536 (default 4)
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
@@ -27,6 +30,7 @@
 #include "fuzz/mutate.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define FUZZ_MUTANTS_DEFAULT 4
 
 struct afl_mutator {
 	struct mutator m;
@@ -78,9 +82,15 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 		bad("FUZZ_GRANULE is not 4k, 16k or 64k");
 	if (mut_init(&d->m, v, gr->kb, seed, err, sizeof(err)))
 		bad(err);
-	d->mutants = n && *n ? (unsigned)strtoul(n, NULL, 10) : 256;
-	if (!d->mutants)
-		d->mutants = 1;
+	d->mutants = FUZZ_MUTANTS_DEFAULT;
+	if (n && *n) {
+		char *end;
+		unsigned long k = strtoul(n, &end, 10);
+
+		if (*end || k < 1 || k > 65536)
+			bad("FUZZ_MUTANTS: mutants per queue entry, 1-65536");
+		d->mutants = (unsigned)k;
+	}
 	if (ops && *ops)
 		set_weights(&d->m, ops);
 	d->stats = getenv("FUZZ_MUTATOR_STATS");
