@@ -29,6 +29,9 @@
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
  *                   runs)
+ *   FUZZ_REPEAT_CACHE 1 (default): an input run again at once (afl-fuzz's
+ *                   calibration) gets its map back without running;
+ *                   0 runs it (fuzz/repeat_cache.h)
  *
  * Because the run uses the target's variant and granule (and the lenient
  * reading), a crash file is not the script that ran: tools/campaign,
@@ -272,4 +275,5 @@ static void fuzz_one(const uint8_t *data, size_t len)
 }
 
 #define FUZZ_RUN_COUNTER runs_done
+#define FUZZ_REPEAT_CACHE 1     /* deterministic: calibration gets the map back */
 #include "fuzz/entry.h"

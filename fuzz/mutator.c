@@ -31,6 +31,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define FUZZ_MUTANTS_DEFAULT 4
+#define MUT_WEIGHT_MAX 1000000u
 
 struct afl_mutator {
 	struct mutator m;
@@ -45,24 +46,47 @@ static void bad(const char *what)
 	exit(2);
 }
 
+static void bad_op(const char *what, const char *token)
+{
+	fprintf(stderr, "script_mutator: FUZZ_MUTATOR_OPS: %s '%s' (name=WEIGHT,..., a name one of", what, token);
+	for (int k = 0; k < MO_COUNT; k++)
+		fprintf(stderr, " %s", mut_op_names[k]);
+	fprintf(stderr, "; WEIGHT 0-%u)\n", MUT_WEIGHT_MAX);
+	exit(2);
+}
+
+/* Every entry must read: an unknown name, a weight that is not a number
+ * or a list that leaves every operator at 0 stops afl-fuzz with a message
+ * instead of measuring something else than was asked. */
 static void set_weights(struct mutator *m, const char *spec)
 {
 	char buf[512], *save, *t;
+	unsigned long sum = 0;
 
+	if (strlen(spec) >= sizeof(buf))
+		bad("FUZZ_MUTATOR_OPS: longer than 511 characters");
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '=');
+		char *eq = strchr(t, '='), *end;
+		unsigned long w;
 		int k;
 
 		if (!eq)
-			bad("FUZZ_MUTATOR_OPS: name=WEIGHT,...");
+			bad_op("no '=' in", t);
 		*eq = 0;
 		for (k = 0; k < MO_COUNT && strcmp(t, mut_op_names[k]); k++)
 			;
 		if (k == MO_COUNT)
-			bad("FUZZ_MUTATOR_OPS: unknown operator");
-		m->weight[k] = (unsigned)strtoul(eq + 1, NULL, 10);
+			bad_op("unknown operator", t);
+		w = strtoul(eq + 1, &end, 10);
+		if (eq[1] < '0' || eq[1] > '9' || *end || w > MUT_WEIGHT_MAX)
+			bad_op("bad weight", eq + 1);
+		m->weight[k] = (unsigned)w;
 	}
+	for (int k = 0; k < MO_COUNT; k++)
+		sum += m->weight[k];
+	if (!sum)
+		bad("FUZZ_MUTATOR_OPS: every operator's weight is 0");
 }
 
 EXPORT void *afl_custom_init(void *afl, unsigned int seed)
