@@ -232,7 +232,7 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_lock(&M->ptl[lt].lock);
 locked:
-		atomic_store_explicit(&a->hot_block, lt * M->bpt + b + 1, memory_order_relaxed);
+		agent_set_hot_block(a, M->bpt, lt, b);
 		a->cleared = false;
 		if (op_run_random(M, &a->ctx, w->plans, lt, b, op, &a->rng, &touched)) {
 			/* the segment's shared counter every 16 ops */
@@ -341,13 +341,13 @@ static void *hw_main(void *arg)
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
 		unsigned burst = 1 + rng_below(&a->rng, 32);
 		unsigned lt = rng_below(&a->rng, M->ntables), b = rng_below(&a->rng, M->bpt);
-		unsigned hot = fw ? atomic_load_explicit(&fw->hot_block, memory_order_relaxed) : 0;
+		unsigned hlt, hb;
 		bool stream = false;
 
-		if (hot && rng_below(&a->rng, 2)) {
+		if (agent_hot_block(fw, M->bpt, &hlt, &hb) && rng_below(&a->rng, 2)) {
 			/* stream writes over the block a writer is changing */
-			lt = (hot - 1) / M->bpt;
-			b = (hot - 1) % M->bpt;
+			lt = hlt;
+			b = hb;
 			burst = M->cont;
 			stream = true;
 		}

@@ -80,6 +80,25 @@ struct agent {
 	double cpu_s;                    /* the thread's CPU time, when it ended */
 };
 
+/* The block a writer says it is working on (hot_block), for the agents
+ * that aim at it: true with its table and block, false if none yet. */
+static inline bool agent_hot_block(struct agent *writer, unsigned bpt, unsigned *lt, unsigned *b)
+{
+	unsigned hot = writer ? atomic_load_explicit(&writer->hot_block, memory_order_relaxed) : 0;
+
+	if (!hot)
+		return false;
+	*lt = (hot - 1) / bpt;
+	*b = (hot - 1) % bpt;
+	return true;
+}
+
+/* The writer's side: block b of table lt is the one it works on now. */
+static inline void agent_set_hot_block(struct agent *writer, unsigned bpt, unsigned lt, unsigned b)
+{
+	atomic_store_explicit(&writer->hot_block, lt * bpt + b + 1, memory_order_relaxed);
+}
+
 /* Start nw writer threads (rng seed * 2000003 + i) in wr[0..nw) and nh
  * hardware agents (seed * 3000017 + i) in hw[0..nh). Writers take thread
  * slots nreaders + i, hardware agents nreaders + nw + i. 0, or -1 (with

@@ -179,12 +179,7 @@ static void *reader_main(void *arg)
 
 		if (delays && rng_below(&r->rng, 4) == 0) {
 			/* a quarter of the reads go where a writer works */
-			unsigned hot = atomic_load_explicit(&W.writers[r->index % W.nwriters].hot_block,
-							    memory_order_relaxed);
-			if (hot) {
-				lt = (hot - 1) / M.bpt;
-				block = (hot - 1) % M.bpt;
-			}
+			agent_hot_block(&W.writers[r->index % W.nwriters], M.bpt, &lt, &block);
 		}
 		if (locked)
 			pthread_mutex_lock(&M.ptl[lt].lock);

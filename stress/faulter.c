@@ -85,13 +85,12 @@ static void *faulter_main(void *arg)
 		unsigned lt = rng_below(&a->rng, M->ntables), b = rng_below(&a->rng, M->bpt);
 		/* half the time, the block a writer is changing */
 		struct agent *fw = w->nwriters ? &w->writers[a->index % w->nwriters] : NULL;
-		unsigned hot = fw ? atomic_load_explicit(&fw->hot_block, memory_order_relaxed) : 0;
-		unsigned n = 1 + rng_below(&a->rng, 8);
+		unsigned hlt, hb, n = 1 + rng_below(&a->rng, 8);
 
 		agents_park_point(w);
-		if (hot && rng_below(&a->rng, 2)) {
-			lt = (hot - 1) / M->bpt;
-			b = (hot - 1) % M->bpt;
+		if (agent_hot_block(fw, M->bpt, &hlt, &hb) && rng_below(&a->rng, 2)) {
+			lt = hlt;
+			b = hb;
 		}
 		for (unsigned i = 0; i < n && !atomic_load_explicit(&w->stop, memory_order_relaxed); i++) {
 			struct violation vio;
