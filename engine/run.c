@@ -18,6 +18,10 @@
 
 extern int kc_bbml2_noabort;
 
+/* Read shapes and loads' reads-from pairs share the feature map: the
+ * salt keeps a shape's slots apart from those of pairs. */
+#define READ_SHAPE_SALT 0x5bd1e995u
+
 /* Segments are created once per (variant, blocks) and reset per run. */
 #define MM_CACHE 16
 static struct mm_slot {
@@ -187,8 +191,7 @@ static void do_read(unsigned tid, const struct instr *in)
 		eng_unlock(0);
 	R.r->reads++;
 	if (eng.feature && eng.feature_reads)   /* a feature apart from the loads' */
-		eng.feature((uint32_t)(((uint64_t)read_shape(R.m, &p->o) + 0x5bd1e995u) *
-				       0x9e3779b97f4a7c15ULL >> 32));
+		eng.feature((uint32_t)eng_mix(READ_SHAPE_SALT, read_shape(R.m, &p->o)));
 	if (probe_judge(R.m, p, &vio, &R.r->judged) == VERDICT_VIOLATION) {
 		found(tid, &vio);
 		eng_stop();

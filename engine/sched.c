@@ -279,12 +279,6 @@ uint32_t eng_source(unsigned tid)
 
 void eng_access_point(enum acc_kind kind) { eng_point((enum eng_kind)kind); }
 
-static inline uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-	return h * 0x100000001b3ULL;
-}
-
 static bool others_stand_still(unsigned tid)
 {
 	for (unsigned u = 0; u < eng.nthreads; u++)
@@ -311,7 +305,7 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 		before = before ? (uint64_t)((const char *)(uintptr_t)before - eng.base) : 0;
 		after = after ? (uint64_t)((const char *)(uintptr_t)after - eng.base) : 0;
 	}
-	eng.hash = mix(mix(mix(mix(eng.hash, tid | (uint64_t)k << 8 | (uint64_t)(t ? t->instr : 0) << 16),
+	eng.hash = eng_mix(eng_mix(eng_mix(eng_mix(eng.hash, tid | (uint64_t)k << 8 | (uint64_t)(t ? t->instr : 0) << 16),
 				   (uint64_t)off), before), after);
 	if (eng.events && eng.nevents < eng.events_cap) {
 		struct eng_event *e = &eng.events[eng.nevents++];
@@ -336,7 +330,7 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 
 			if (eng.feature_sites)
 				src &= 0xfff;       /* thread | instruction << 4 */
-			eng.feature((uint32_t)mix(mix(tid | t->instr << 4, (uint64_t)off), src));
+			eng.feature((uint32_t)eng_mix(eng_mix(tid | t->instr << 4, (uint64_t)off), src));
 		}
 		if (eng.solo_bound) {
 			if (others_stand_still(tid)) {

@@ -195,4 +195,12 @@ void eng_rcu_barrier(void);
 
 static inline bool eng_in_thread(void) { return eng.cur >= 0; }
 
+/* The one hash combiner of the engine: the trace hash (eng.hash) and the
+ * features given to eng.feature (a load's reads-from pair, a read's shape). */
+static inline uint64_t eng_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ULL;
+}
+
 #endif
