@@ -6,9 +6,9 @@
  * (AFL_FAST_CAL; eight without), looking for coverage that varies between
  * runs. The harness is deterministic (the engine's runs are a function of
  * the script: `fuzztool stable`), so those runs can only repeat the map
- * the first one made, and on this subject they were about 40% of all
- * executions early in a campaign (nearly every fresh program reaches a new
- * reads-from pair and becomes an entry). With the cache a repeat costs the
+ * the first one made, and on this subject they were 25-40% of all
+ * executions in a campaign's first seconds (nearly every fresh program
+ * reaches a new reads-from pair and becomes an entry). With the cache a repeat costs the
  * fork server's round trip and a copy of the map instead of the input's
  * engine runs. FUZZ_REPEAT_CACHE=0 turns it off (to measure it, or to let
  * afl-fuzz's stability figure test the harness's determinism itself).
