@@ -20,7 +20,9 @@
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
- *                                operator made (and invalid ones: must be 0)
+ *                                operator made (and invalid ones: must be 0);
+ *                                created at start, so a bad path fails then
+ * A bad value of any of them stops afl-fuzz with a message (exit 2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +120,18 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 	if (ops && *ops)
 		set_weights(&d->m, ops);
 	d->stats = getenv("FUZZ_MUTATOR_STATS");
+	if (d->stats && *d->stats) {
+		/* a path that cannot be written fails now, not after the campaign */
+		FILE *f = fopen(d->stats, "w");
+
+		if (!f) {
+			fprintf(stderr, "script_mutator: FUZZ_MUTATOR_STATS='%s': cannot write it\n", d->stats);
+			exit(2);
+		}
+		fclose(f);
+	} else {
+		d->stats = NULL;
+	}
 	return d;
 }
 
@@ -157,7 +171,9 @@ EXPORT void afl_custom_deinit(void *data)
 	struct afl_mutator *d = data;
 	FILE *f;
 
-	if (d->stats && (f = fopen(d->stats, "w"))) {
+	if (d->stats && !(f = fopen(d->stats, "w")))
+		fprintf(stderr, "script_mutator: FUZZ_MUTATOR_STATS='%s': cannot write it at exit\n", d->stats);
+	else if (d->stats) {
 		for (int i = 0; i < MO_COUNT; i++)
 			fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
 		fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
