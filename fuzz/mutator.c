@@ -24,6 +24,7 @@
  *                                created at start, so a bad path fails then
  * A bad value of any of them stops afl-fuzz with a message (exit 2).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,18 @@ static void bad_op(const char *what, const char *token)
 	exit(2);
 }
 
+/* A whole decimal number 0..max (digits only: no sign, no blanks); false
+ * otherwise. FUZZ_MUTANTS and the operator weights read the same way. */
+static bool read_count(const char *t, unsigned long max, unsigned long *v)
+{
+	char *end;
+
+	if (*t < '0' || *t > '9')
+		return false;
+	*v = strtoul(t, &end, 10);
+	return !*end && *v <= max;
+}
+
 /* Every entry must read: an unknown name, a weight that is not a number
  * or a list that leaves every operator at 0 stops afl-fuzz with a message
  * instead of measuring something else than was asked. */
@@ -69,7 +82,7 @@ static void set_weights(struct mutator *m, const char *spec)
 		bad("FUZZ_MUTATOR_OPS: longer than 511 characters");
 	snprintf(buf, sizeof(buf), "%s", spec);
 	for (t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(t, '='), *end;
+		char *eq = strchr(t, '=');
 		unsigned long w;
 		int k;
 
@@ -80,8 +93,7 @@ static void set_weights(struct mutator *m, const char *spec)
 			;
 		if (k == MO_COUNT)
 			bad_op("unknown operator", t);
-		w = strtoul(eq + 1, &end, 10);
-		if (eq[1] < '0' || eq[1] > '9' || *end || w > MUT_WEIGHT_MAX)
+		if (!read_count(eq + 1, MUT_WEIGHT_MAX, &w))
 			bad_op("bad weight", eq + 1);
 		m->weight[k] = (unsigned)w;
 	}
@@ -110,10 +122,9 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 		bad(err);
 	d->mutants = FUZZ_MUTANTS_DEFAULT;
 	if (n && *n) {
-		char *end;
-		unsigned long k = strtoul(n, &end, 10);
+		unsigned long k;
 
-		if (*end || k < 1 || k > 65536)
+		if (!read_count(n, 65536, &k) || k < 1)
 			bad("FUZZ_MUTANTS: mutants per queue entry, 1-65536");
 		d->mutants = (unsigned)k;
 	}
@@ -171,13 +182,15 @@ EXPORT void afl_custom_deinit(void *data)
 	struct afl_mutator *d = data;
 	FILE *f;
 
-	if (d->stats && !(f = fopen(d->stats, "w")))
-		fprintf(stderr, "script_mutator: FUZZ_MUTATOR_STATS='%s': cannot write it at exit\n", d->stats);
-	else if (d->stats) {
-		for (int i = 0; i < MO_COUNT; i++)
-			fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
-		fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
-		fclose(f);
+	if (d->stats) {
+		if ((f = fopen(d->stats, "w"))) {
+			for (int i = 0; i < MO_COUNT; i++)
+				fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
+			fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
+			fclose(f);
+		} else {
+			fprintf(stderr, "script_mutator: FUZZ_MUTATOR_STATS='%s': cannot write it at exit\n", d->stats);
+		}
 	}
 	free(d);
 }
