@@ -17,6 +17,7 @@
 #   parse_target, fuzz_bins, target_harness, check_target, find_conf,
 #   seeds_for, mutator_lib      the fuzzing tools' targets, binaries, seeds,
 #                               the custom mutator and afl-fuzz's environment for it
+#   afl_cpu                     $AFL_PIN: the CPU an afl-fuzz and its target run on
 
 # The workspace: this file is tools/lib/common.sh.
 ws=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -336,6 +337,58 @@ mutator_lib() {
 mutator_env() {  # mutator_env LIBRARY: MUTATOR_ENV for that library
   MUTATOR_ENV=(AFL_CUSTOM_MUTATOR_LIBRARY="$1" AFL_CUSTOM_MUTATOR_ONLY=1 AFL_DISABLE_TRIM=1
                AFL_FAST_CAL=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1048576)
+}
+
+# cpu_list LIST: the CPUs of a taskset-style list ("0-3,6") one per line
+cpu_list() {
+  local part
+  for part in ${1//,/ }; do
+    if [[ $part =~ ^([0-9]+)-([0-9]+)$ ]]; then seq "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+    elif [[ $part =~ ^[0-9]+$ ]]; then echo "$part"; fi
+  done
+}
+
+# afl_cpu: AFL_PIN, the command prefix that pins one afl-fuzz and its
+# target to one CPU (taskset -c N), or nothing. afl-fuzz and its target
+# take turns, never run at once: on one CPU each hand-over is a switch on
+# that CPU; spread over two, each is the wake-up of an idle CPU, which on
+# the 2-core VM this was measured on cost a third of the executions
+# (docs/fuzzing.md, "Pinned to one CPU"). AFL++ pins by itself unless
+# AFL_NO_AFFINITY is set, but aborts when it finds no free core; the tools
+# set AFL_NO_AFFINITY and pin here instead. The CPU: AFL_CPU=N (one this
+# process may run on), AFL_CPU=off (no pinning), or by default the CPU
+# with the fewest afl-fuzz processes pinned to it (running ones, and the
+# ones this shell pinned before: instances started in a row spread out).
+# afl_cpu_check: die unless AFL_CPU is unset, auto, off or one of the CPUs
+# this process may run on (the tools call it before they start anything).
+AFL_CPUS_TAKEN=()
+afl_cpu_check() {
+  AFL_CPUS_ALLOWED=()
+  mapfile -t AFL_CPUS_ALLOWED < <(cpu_list "$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//')")
+  case ${AFL_CPU:-auto} in
+    auto|off) ;;
+    *) [[ $AFL_CPU =~ ^[0-9]+$ ]] && printf '%s\n' "${AFL_CPUS_ALLOWED[@]}" | grep -qx "$AFL_CPU" \
+         || die "AFL_CPU='$AFL_CPU': not one of this process's CPUs (${AFL_CPUS_ALLOWED[*]:-taskset found none}), nor auto or off" ;;
+  esac
+}
+afl_cpu() {
+  local c best= best_n= n p l
+  afl_cpu_check
+  # off, or no taskset to pin with: unpinned
+  if [ "${AFL_CPU:-auto}" = off ] || [ ${#AFL_CPUS_ALLOWED[@]} -eq 0 ]; then AFL_PIN=(); return 0; fi
+  if [ "${AFL_CPU:-auto}" != auto ]; then AFL_PIN=(taskset -c "$AFL_CPU"); return 0; fi
+  declare -A load=()
+  for p in $(pgrep -x afl-fuzz 2>/dev/null); do
+    l=$(taskset -pc "$p" 2>/dev/null | sed 's/.*: *//')
+    [[ $l =~ ^[0-9]+$ ]] && load[$l]=$(( ${load[$l]:-0} + 1 ))
+  done
+  for c in "${AFL_CPUS_TAKEN[@]}"; do load[$c]=$(( ${load[$c]:-0} + 1 )); done
+  for c in "${AFL_CPUS_ALLOWED[@]}"; do
+    n=${load[$c]:-0}
+    if [ -z "$best" ] || [ "$n" -lt "$best_n" ]; then best=$c best_n=$n; fi
+  done
+  AFL_CPUS_TAKEN+=("$best")
+  AFL_PIN=(taskset -c "$best")
 }
 
 # seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
