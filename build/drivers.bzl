@@ -54,6 +54,18 @@ NATIVE_ONLY = select({
     "//conditions:default": [],
 })
 
+# Under --config=libfuzzer every object is compiled with
+# -fsanitize=fuzzer-no-link, whose coverage callbacks only libFuzzer's
+# runtime defines, and that runtime brings its own main: only the fuzz
+# targets link. A program with a main of its own (a tool, a test, a driver
+# other than the harness) is incompatible there, so that `bazel build
+# --config=libfuzzer //fuzz:all` builds the targets and skips the rest
+# instead of failing to link them.
+NOT_UNDER_LIBFUZZER = select({
+    "//build:fuzz_build_libfuzzer": ["@platforms//os:none"],
+    "//conditions:default": [],
+})
+
 # Shell-script tests: under the aarch64 configs --run_under=qemu-aarch64
 # cannot run a script (nor could the script run arm64 binaries: no binfmt),
 # so those builds skip them.
@@ -182,14 +194,19 @@ def subject_binary(
         tags = tags,
     )
     if test_args == None:
-        native.cc_binary(data = data, **attrs)
+        native.cc_binary(
+            data = data,
+            target_compatible_with = [] if driver == "afl_harness" else NOT_UNDER_LIBFUZZER,
+            **attrs
+        )
     else:
         variant_arg = [] if subject == "variants" else ["--variant=" + subject]
         native.cc_test(
             args = variant_arg + test_args + d.test_args,
             data = d.test_data + data,
             target_compatible_with = (NATIVE_ONLY if expect_violation else []) +
-                                     (NEEDS_CLANG if native_code_only else []),
+                                     (NEEDS_CLANG if native_code_only else []) +
+                                     NOT_UNDER_LIBFUZZER,
             **attrs
         )
 
