@@ -348,17 +348,6 @@ cpu_list() {
   done
 }
 
-# afl_cpu: AFL_PIN, the command prefix that pins one afl-fuzz and its
-# target to one CPU (taskset -c N), or nothing. afl-fuzz and its target
-# take turns, never run at once: on one CPU each hand-over is a switch on
-# that CPU; spread over two, each is the wake-up of an idle CPU, which on
-# the 2-core VM this was measured on cost a third of the executions
-# (docs/fuzzing.md, "Pinned to one CPU"). AFL++ pins by itself unless
-# AFL_NO_AFFINITY is set, but aborts when it finds no free core; the tools
-# set AFL_NO_AFFINITY and pin here instead. The CPU: AFL_CPU=N (one this
-# process may run on), AFL_CPU=off (no pinning), or by default the CPU
-# with the fewest afl-fuzz processes pinned to it (running ones, and the
-# ones this shell pinned before: instances started in a row spread out).
 # afl_cpu_check: die unless AFL_CPU is unset, auto, off or one of the CPUs
 # this process may run on (the tools call it before they start anything).
 AFL_CPUS_TAKEN=()
@@ -371,12 +360,26 @@ afl_cpu_check() {
          || die "AFL_CPU='$AFL_CPU': not one of this process's CPUs (${AFL_CPUS_ALLOWED[*]:-taskset found none}), nor auto or off" ;;
   esac
 }
+# afl_cpu: AFL_PIN, the command prefix that pins one afl-fuzz and its
+# target to one CPU (taskset -c N), or nothing. afl-fuzz and its target
+# take turns, never run at once: on one CPU each hand-over is a switch on
+# that CPU; spread over two, each is the wake-up of an idle CPU, which on
+# the 2-core VM this was measured on cost a third of the executions
+# (docs/fuzzing.md, "Pinned to one CPU"). AFL++ pins by itself unless
+# AFL_NO_AFFINITY is set, but aborts when it finds no free core; the tools
+# set AFL_NO_AFFINITY and pin here instead. The CPU: AFL_CPU=N (one this
+# process may run on), AFL_CPU=off (no pinning), or by default the CPU
+# with the fewest afl-fuzz processes pinned to it: the running ones, and
+# the CPUs in AFL_CPUS_TAKEN (a caller that starts several in a row, as
+# tools/campaign does, adds each one's CPU there, since a process just
+# started may not show yet). AFL_PIN_CPU: the CPU chosen.
 afl_cpu() {
   local c best= best_n= n p l
   afl_cpu_check
   # off, or no taskset to pin with: unpinned
-  if [ "${AFL_CPU:-auto}" = off ] || [ ${#AFL_CPUS_ALLOWED[@]} -eq 0 ]; then AFL_PIN=(); return 0; fi
-  if [ "${AFL_CPU:-auto}" != auto ]; then AFL_PIN=(taskset -c "$AFL_CPU"); return 0; fi
+  AFL_PIN=() AFL_PIN_CPU=
+  if [ "${AFL_CPU:-auto}" = off ] || [ ${#AFL_CPUS_ALLOWED[@]} -eq 0 ]; then return 0; fi
+  if [ "${AFL_CPU:-auto}" != auto ]; then AFL_PIN_CPU=$AFL_CPU AFL_PIN=(taskset -c "$AFL_CPU"); return 0; fi
   declare -A load=()
   for p in $(pgrep -x afl-fuzz 2>/dev/null); do
     l=$(taskset -pc "$p" 2>/dev/null | sed 's/.*: *//')
@@ -387,8 +390,7 @@ afl_cpu() {
     n=${load[$c]:-0}
     if [ -z "$best" ] || [ "$n" -lt "$best_n" ]; then best=$c best_n=$n; fi
   done
-  AFL_CPUS_TAKEN+=("$best")
-  AFL_PIN=(taskset -c "$best")
+  AFL_PIN_CPU=$best AFL_PIN=(taskset -c "$best")
 }
 
 # seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
