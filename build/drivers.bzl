@@ -193,12 +193,10 @@ def subject_binary(
         deps = _unique([subject_lib] + d.deps + deps),
         tags = tags,
     )
+    # only the harness is a fuzz target (NOT_UNDER_LIBFUZZER)
+    libfuzzer_compat = [] if driver == "afl_harness" else NOT_UNDER_LIBFUZZER
     if test_args == None:
-        native.cc_binary(
-            data = data,
-            target_compatible_with = [] if driver == "afl_harness" else NOT_UNDER_LIBFUZZER,
-            **attrs
-        )
+        native.cc_binary(data = data, target_compatible_with = libfuzzer_compat, **attrs)
     else:
         variant_arg = [] if subject == "variants" else ["--variant=" + subject]
         native.cc_test(
@@ -206,7 +204,7 @@ def subject_binary(
             data = d.test_data + data,
             target_compatible_with = (NATIVE_ONLY if expect_violation else []) +
                                      (NEEDS_CLANG if native_code_only else []) +
-                                     NOT_UNDER_LIBFUZZER,
+                                     libfuzzer_compat,
             **attrs
         )
 
