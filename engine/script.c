@@ -39,6 +39,39 @@ const char *instr_name(uint8_t op)
 	return d ? d->name : NULL;
 }
 
+/* Entry e of a block of from entries, as one of to entries: the same
+ * place in the block, so that an entry inside a range stays inside it. */
+static unsigned scale_entry(unsigned e, unsigned from, unsigned to)
+{
+	return e * to / from;
+}
+
+void script_regranule(struct script *s, unsigned granule_kb)
+{
+	unsigned from = granule_cont(s->granule_kb), to = granule_cont(granule_kb);
+
+	for (unsigned t = 0; t < s->nthreads; t++)
+		for (unsigned i = 0; i < s->ninstr[t]; i++) {
+			struct instr *in = &s->prog[t][i];
+			const struct op_desc *d = instr_desc(in->op);
+
+			if (!d || d->shape == OP_SHAPE_NONE)
+				continue;
+			if (d->shape == OP_SHAPE_RANGE) {
+				/* [s, s + n) to the smallest range over the same part */
+				unsigned end = ((in->s + in->n) * to + from - 1) / from;
+
+				in->s = (uint8_t)scale_entry(in->s, from, to);
+				in->n = (uint8_t)(end - in->s);
+			} else {
+				in->s = (uint8_t)scale_entry(in->s, from, to);
+			}
+		}
+	for (unsigned k = 0; k < s->ntlb_init; k++)
+		s->tlb_init[k].entry = (uint8_t)scale_entry(s->tlb_init[k].entry, from, to);
+	s->granule_kb = granule_kb;
+}
+
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why)
 {
 	const struct op_desc *d = instr_desc(in->op);

@@ -127,6 +127,12 @@ size_t script_print(const struct script *s, char *out, size_t size);
 /* Either form: binary if it starts with the magic, else text. */
 int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_error *err);
 
+/* The script on another granule with its meaning kept: every entry and
+ * range scaled to the same part of the block (a whole block stays whole,
+ * a half a half, an entry inside a range inside it); the schedule is left
+ * as it is. For seeds written at one granule and run at another
+ * (script_asm --granule). */
+void script_regranule(struct script *s, unsigned granule_kb);
 /* Is this instruction valid for granule cont entries and nblocks blocks?
  * Sets why if not. */
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why);

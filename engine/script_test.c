@@ -5,8 +5,12 @@
  *   - every truncation and every single-byte corruption of a valid binary
  *     is either decoded to a valid script that re-encodes to the same
  *     bytes, or rejected with a reason (never a crash or a hang);
- *   - bad text is rejected with the line and a reason.
+ *   - bad text is rejected with the line and a reason;
+ *   - a script moved to another granule (script_regranule) stays valid,
+ *     keeps whole blocks whole and entries inside the ranges that held
+ *     them, and comes back unchanged from a finer granule.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +77,62 @@ static void bad_text(const char *t, size_t line, const char *words)
 	CHECK(strstr(err.reason, words) != NULL, "reason '%s' does not mention '%s'", err.reason, words);
 }
 
+/* Every granule to every other: valid, and for each pair of an entry
+ * instruction and a range instruction on one block, the entry inside the
+ * range after the move if it was before (and, to a finer granule, only
+ * then); moved to a finer
+ * granule and back, the script is what it was. */
+static void regranule(const struct script *s)
+{
+	static const unsigned kbs[3] = { 4, 16, 64 };
+	unsigned from = granule_cont(s->granule_kb);
+	const char *why;
+
+	for (int k = 0; k < 3; k++) {
+		unsigned to = granule_cont(kbs[k]);
+
+		a = *s;
+		script_regranule(&a, kbs[k]);
+		CHECK(a.granule_kb == kbs[k], "regranule: granule not set");
+		for (unsigned t = 0; t < a.nthreads; t++)
+			for (unsigned i = 0; i < a.ninstr[t]; i++)
+				CHECK(instr_valid(&a.prog[t][i], to, a.nblocks, &why),
+				      "regranule %uk -> %uk: %s", s->granule_kb, kbs[k], why);
+		for (unsigned t = 0; t < a.nthreads; t++)
+			for (unsigned i = 0; i < a.ninstr[t]; i++) {
+				const struct instr *e0 = &s->prog[t][i], *e1 = &a.prog[t][i];
+				const struct op_desc *de = instr_desc(e0->op);
+
+				if (!de || de->shape != OP_SHAPE_ENTRY)
+					continue;
+				for (unsigned u = 0; u < a.nthreads; u++)
+					for (unsigned j = 0; j < a.ninstr[u]; j++) {
+						const struct instr *r0 = &s->prog[u][j], *r1 = &a.prog[u][j];
+						const struct op_desc *dr = instr_desc(r0->op);
+
+						if (!dr || dr->shape != OP_SHAPE_RANGE || r0->block != e0->block)
+							continue;
+						bool in0 = e0->s >= r0->s && e0->s < r0->s + r0->n;
+						bool in1 = e1->s >= r1->s && e1->s < r1->s + r1->n;
+
+						/* (to a coarser granule, entries outside a
+						 * range may fall into its first or last one) */
+						CHECK(to < from ? !in0 || in1 : in0 == in1,
+						      "regranule %uk -> %uk: entry %u in %u+%u became %u in %u+%u",
+						      s->granule_kb, kbs[k], e0->s, r0->s, r0->n, e1->s, r1->s, r1->n);
+						if (r0->s == 0 && r0->n == from)
+							CHECK(r1->s == 0 && r1->n == to, "regranule: a whole block is no longer whole");
+					}
+			}
+		if (to > from) {
+			script_regranule(&a, s->granule_kb);
+			CHECK(!memcmp(a.prog, s->prog, sizeof(a.prog)) &&
+			      !memcmp(a.tlb_init, s->tlb_init, sizeof(a.tlb_init)),
+			      "regranule %uk -> %uk -> back is not the script", s->granule_kb, kbs[k]);
+		}
+	}
+}
+
 int main(void)
 {
 	static const unsigned kbs[3] = { 4, 16, 64 };
@@ -112,6 +172,12 @@ int main(void)
 		round_trip(&a);
 		if (i % 10 == 0 || i % 4 == 3)
 			corrupt(&a, &rng);
+		if (i % 10 == 1) {
+			static struct script keep;
+
+			keep = a;
+			regranule(&keep);
+		}
 		scripts++;
 	}
 	/* the largest script there is */
@@ -207,6 +273,26 @@ int main(void)
 		a.bbml2 = false;
 		a.ntlb_init = 0;
 		CHECK(script_encode(&a, bin) && bin[4] == SCRIPT_VERSION_SC, "without TLB lines: version 1");
+	}
+
+	/* a 4K seed on 16K: whole block, second half, an entry and a TLB entry */
+	snprintf(t, sizeof(t), "%stlb 4\ntlb_entry 0 0 15\nthread 0\n  read 0 13\nthread 1\n"
+		 "  unmap 0 0+16\n  map 0 8+8 new\n  wrprotect 0 3+1\n", hdr);
+	{
+		struct script_error e;
+
+		CHECK(!script_parse(t, &a, &e), "regranule text: line %zu: %s", e.offset, e.reason);
+		script_regranule(&a, 16);
+		CHECK(a.granule_kb == 16 && a.prog[0][0].s == 104 &&
+		      a.prog[1][0].s == 0 && a.prog[1][0].n == 128 &&
+		      a.prog[1][1].s == 64 && a.prog[1][1].n == 64 &&
+		      a.prog[1][2].s == 24 && a.prog[1][2].n == 8 && a.tlb_init[0].entry == 120,
+		      "4K -> 16K: read %u, unmap %u+%u, map %u+%u, wrprotect %u+%u, tlb_entry %u",
+		      a.prog[0][0].s, a.prog[1][0].s, a.prog[1][0].n, a.prog[1][1].s, a.prog[1][1].n,
+		      a.prog[1][2].s, a.prog[1][2].n, a.tlb_init[0].entry);
+		script_regranule(&a, 64);
+		CHECK(a.prog[0][0].s == 26 && a.prog[1][0].n == 32 && a.prog[1][1].s == 16 &&
+		      a.prog[1][2].s == 6 && a.prog[1][2].n == 2, "16K -> 64K");
 	}
 
 	/* binary rejections name the offset */

@@ -2,13 +2,18 @@
  * fuzz/script_asm.c - a script (text or binary) to its binary form: the
  * build's converter for the fuzzers' seeds (fuzz/BUILD) and tools/campaign's
  * at campaign start. Same as `engine asm`, without linking every variant.
- *   script_asm IN OUT       exit 0, or 2 with the reason
+ *   script_asm [--granule=G] IN OUT       exit 0, or 2 with the reason
+ * --granule=4k|16k|64k writes the script on granule G with its entries and
+ * ranges scaled to the same part of the block (script_regranule): how a
+ * seed written at 4K keeps its meaning on a 16K campaign (a whole-block
+ * remap stays whole, not an eighth of the block).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pte.h"
 #include "engine/script.h"
 
 int main(int argc, char **argv)
@@ -18,9 +23,17 @@ int main(int argc, char **argv)
 	struct script_error err;
 	FILE *f;
 	size_t len, n;
+	const struct granule *g = NULL;
 
+	if (argc == 4 && !strncmp(argv[1], "--granule=", 10)) {
+		if (!(g = granule_by_name(argv[1] + 10))) {
+			fprintf(stderr, "script_asm: %s: not a granule (4k, 16k, 64k)\n", argv[1]);
+			return 2;
+		}
+		argc--, argv++;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: script_asm IN OUT\n");
+		fprintf(stderr, "usage: script_asm [--granule=4k|16k|64k] IN OUT\n");
 		return 2;
 	}
 	if (!(f = fopen(argv[1], "rb"))) {
@@ -35,6 +48,8 @@ int main(int argc, char **argv)
 			err.reason);
 		return 2;
 	}
+	if (g)
+		script_regranule(&s, g->kb);
 	n = script_encode(&s, out);
 	if (!(f = fopen(argv[2], "wb")) || fwrite(out, 1, n, f) != n || fclose(f)) {
 		fprintf(stderr, "script_asm: cannot write %s: %s\n", argv[2], strerror(errno));

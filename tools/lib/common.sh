@@ -394,29 +394,46 @@ afl_cpu() {
 }
 
 # seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
-# whose instructions fit GRANULE (their own granule, or 4k ones: entries
-# 0-15 exist in every granule) as binary scripts in OUTDIR, each also as an
-# arm_ copy under `memory arm` (a seed without a memory line is sc: from sc
-# seeds alone a campaign reaches the arm model's bugs only through
-# mutations); LINES (newline-separated script lines, e.g. "tlb 8": the TLB
-# model, docs/tlb.md) go into every seed after its granule line, and the
-# mutants keep them; prints how many files
+# as binary scripts on GRANULE in OUTDIR: those of GRANULE, and each seed
+# of a granule with fewer entries per block moved to GRANULE with its
+# meaning kept, as NAME@GRANULE (script_asm --granule: a whole-block remap
+# written at 4K stays a whole-block remap at 16K). Not to fewer entries:
+# there the move merges entries, and a scenario written for 16K's entries
+# is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
+# ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
+# granule"). Each file also as an arm_ copy under
+# `memory arm` (a seed without a memory line is sc: from sc seeds alone a
+# campaign reaches the arm model's bugs only through mutations); LINES
+# (newline-separated script lines, e.g. "tlb 8": the TLB model,
+# docs/tlb.md) go into every seed after its granule line, and the mutants
+# keep them; prints how many files
 seeds_for() {
-  local g=$1 out=$2 lines=${3:-} n=0 f sg base
+  local g=$1 out=$2 lines=${3:-} n=0 f sg base name asm
   mkdir -p "$out"
   for f in "$ws"/corpora/seeds/*.txt "$ws"/fuzz/seeds/*.txt; do
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
-    [ "$sg" = "$g" ] || [ "$sg" = 4k ] || continue
     base=$(basename "${f%.txt}")
     add_lines "$lines" <"$f" >"$out/.sc.txt"
-    if "$ASM" "$out/.sc.txt" "$out/$base.bin" 2>/dev/null; then n=$((n + 1)); fi
+    grep -q '^memory' "$f" || add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
+    if [ "$sg" = "$g" ]; then
+      name=$base asm=("$ASM")
+    elif [ "$(granule_entries "$sg")" -lt "$(granule_entries "$g")" ]; then
+      name=$base@$g asm=("$ASM" --granule="$g")
+    else
+      continue
+    fi
+    if "${asm[@]}" "$out/.sc.txt" "$out/$name.bin" 2>/dev/null; then n=$((n + 1)); fi
     grep -q '^memory' "$f" && continue
-    add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
-    if "$ASM" "$out/.arm.txt" "$out/arm_$base.bin" 2>/dev/null; then n=$((n + 1)); fi
+    if "${asm[@]}" "$out/.arm.txt" "$out/arm_$name.bin" 2>/dev/null; then n=$((n + 1)); fi
   done
   rm -f "$out/.sc.txt" "$out/.arm.txt"
   echo "$n"
+}
+# granule_entries G: entries in a contiguous block of granule G (4k 16, 64k
+# 32, 16k 128; 0 for anything else)
+granule_entries() {
+  case ${1,,} in 4k) echo 16 ;; 16k) echo 128 ;; 64k) echo 32 ;; *) echo 0 ;; esac
 }
 # check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
 check_tlb() {
