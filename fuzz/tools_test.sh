@@ -12,7 +12,14 @@
 #   3. tools/triage over a directory with two crashes that differ only in
 #      padding (an instruction that never runs) and a clean seed: one group
 #      of 2, the smaller file as representative, written so that it replays;
-#      and a bad directory or target: exit 2.
+#      and a bad directory or target: exit 2;
+#   4. seeds_for (tools/lib/common.sh) on a repository-shaped dir with a 4K
+#      seed that remaps the whole block and a 16K seed: at 16K the 4K seed
+#      is moved (NAME@16k, its range the whole 128-entry block, an arm_
+#      copy too) and not taken as written, the 16K seed as it is; at 64K
+#      the 4K seed is moved to 0+32 and the 16K one left out (fewer
+#      entries); at 4K only the 4K seed; and the moved seed runs clean on
+#      baseline (fuzztool info).
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
 shift 6
@@ -82,6 +89,33 @@ rep=$(ls "$TMP"/tri/*.txt 2>/dev/null | head -1)
 [ $? -eq 2 ] && ok "triage missing dir: exit 2" || fail "triage missing dir"
 (cd "$TMP" && FUZZ_BIN_DIR=$TMP/bin tools/triage "$TMP/crashes" --target=no_such >/dev/null 2>&1)
 [ $? -eq 2 ] && ok "triage bad target: exit 2" || fail "triage bad target"
+
+# 4
+mkdir -p "$TMP/corpora/seeds"
+printf '%s\n' 'contpte-script 1' 'granule 4k' 'variant baseline' 'block 0 cont young' 'thread 0' \
+  '  read 0 13' 'thread 1' '  unmap 0 0+16' '  map 0 0+16 new' >"$TMP/corpora/seeds/remap_4k.txt"
+printf '%s\n' 'contpte-script 1' 'granule 16k' 'variant baseline' 'block 0 cont' 'thread 0' \
+  '  read 0 100' >"$TMP/corpora/seeds/read_16k.txt"
+for g in 4k 16k 64k; do
+  n=$(tool=tools_test; source "$TMP/tools/lib/common.sh"; ASM=$ASM seeds_for "$g" "$TMP/seeds-$g")
+  echo "seeds_for $g: $n file(s): $(cd "$TMP/seeds-$g" && echo *)"
+done
+[ "$(cd "$TMP/seeds-16k" && echo *)" = "arm_read_16k.bin arm_remap_4k@16k.bin read_16k.bin remap_4k@16k.bin" ] \
+  && ok "seeds_for 16k: the 4K seed moved, the 16K one as it is" || fail "seeds_for 16k files"
+[ "$(cd "$TMP/seeds-64k" && echo *)" = "arm_remap_4k@64k.bin remap_4k@64k.bin" ] \
+  && ok "seeds_for 64k: the 4K seed moved, the 16K one left out" || fail "seeds_for 64k files"
+[ "$(cd "$TMP/seeds-4k" && echo *)" = "arm_remap_4k.bin remap_4k.bin" ] \
+  && ok "seeds_for 4k: the 4K seed alone" || fail "seeds_for 4k files"
+"$FUZZTOOL" retarget "$TMP/seeds-16k/remap_4k@16k.bin" -o "$TMP/moved16.txt" >/dev/null 2>&1
+grep -q '^granule 16k' "$TMP/moved16.txt" && grep -q '^  read 0 104$' "$TMP/moved16.txt" &&
+  grep -q '^  unmap 0 0+128$' "$TMP/moved16.txt" && grep -q '^  map 0 0+128 new$' "$TMP/moved16.txt" \
+  && ok "moved to 16K: read 0 104, unmap/map 0 0+128" || { cat "$TMP/moved16.txt"; fail "moved seed's text"; }
+"$FUZZTOOL" retarget "$TMP/seeds-64k/remap_4k@64k.bin" -o "$TMP/moved64.txt" >/dev/null 2>&1
+grep -q '^  unmap 0 0+32$' "$TMP/moved64.txt" && ok "moved to 64K: unmap 0 0+32" || { cat "$TMP/moved64.txt"; fail "moved 64K seed's text"; }
+line=$("$FUZZTOOL" info "$TMP/seeds-16k/remap_4k@16k.bin"); rc=$?
+[ $rc -eq 1 ] && [[ $line == *$'\t'clean$'\t'* ]] && ok "the moved seed runs clean on baseline" || fail "moved seed: rc $rc '$line'"
+"$ASM" --granule=8k "$TMP/corpora/seeds/remap_4k.txt" "$TMP/x.bin" 2>/dev/null
+[ $? -eq 2 ] && ok "script_asm --granule=8k: exit 2" || fail "script_asm --granule=8k"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]
