@@ -6,7 +6,8 @@
  *     is either decoded to a valid script that re-encodes to the same
  *     bytes, or rejected with a reason (never a crash or a hang);
  *   - bad text is rejected with the line and a reason;
- *   - a script moved to another granule (script_regranule) stays valid,
+ *   - a script moved to another granule (script_regranule) stays valid
+ *     (and round-trips),
  *     keeps whole blocks whole and entries inside the ranges that held
  *     them, and comes back unchanged from a finer granule.
  */
@@ -94,6 +95,7 @@ static void regranule(const struct script *s)
 		a = *s;
 		script_regranule(&a, kbs[k]);
 		CHECK(a.granule_kb == kbs[k], "regranule: granule not set");
+		round_trip(&a);
 		for (unsigned t = 0; t < a.nthreads; t++)
 			for (unsigned i = 0; i < a.ninstr[t]; i++)
 				CHECK(instr_valid(&a.prog[t][i], to, a.nblocks, &why),
