@@ -133,6 +133,7 @@ int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_
  * as it is. For seeds written at one granule and run at another
  * (script_asm --granule). */
 void script_regranule(struct script *s, unsigned granule_kb);
+
 /* Is this instruction valid for granule cont entries and nblocks blocks?
  * Sets why if not. */
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why);

@@ -7,9 +7,9 @@
  *     bytes, or rejected with a reason (never a crash or a hang);
  *   - bad text is rejected with the line and a reason;
  *   - a script moved to another granule (script_regranule) stays valid
- *     (and round-trips),
- *     keeps whole blocks whole and entries inside the ranges that held
- *     them, and comes back unchanged from a finer granule.
+ *     and round-trips, keeps whole blocks whole and entries inside the
+ *     ranges that held them, and comes back unchanged from a finer
+ *     granule.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -81,8 +81,7 @@ static void bad_text(const char *t, size_t line, const char *words)
 /* Every granule to every other: valid, and for each pair of an entry
  * instruction and a range instruction on one block, the entry inside the
  * range after the move if it was before (and, to a finer granule, only
- * then); moved to a finer
- * granule and back, the script is what it was. */
+ * then); moved to a finer granule and back, the script is what it was. */
 static void regranule(const struct script *s)
 {
 	static const unsigned kbs[3] = { 4, 16, 64 };

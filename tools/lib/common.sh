@@ -401,12 +401,11 @@ afl_cpu() {
 # there the move merges entries, and a scenario written for 16K's entries
 # is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
 # ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
-# granule"). Each file also as an arm_ copy under
-# `memory arm` (a seed without a memory line is sc: from sc seeds alone a
-# campaign reaches the arm model's bugs only through mutations); LINES
-# (newline-separated script lines, e.g. "tlb 8": the TLB model,
-# docs/tlb.md) go into every seed after its granule line, and the mutants
-# keep them; prints how many files
+# granule"). Each file also as an arm_ copy under `memory arm` (a seed
+# without a memory line is sc: from sc seeds alone a campaign reaches the
+# arm model's bugs only through mutations); LINES (newline-separated script
+# lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
+# its granule line, and the mutants keep them; prints how many files
 seeds_for() {
   local g=$1 out=$2 lines=${3:-} n=0 f sg base name asm
   mkdir -p "$out"
@@ -414,8 +413,6 @@ seeds_for() {
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     base=$(basename "${f%.txt}")
-    add_lines "$lines" <"$f" >"$out/.sc.txt"
-    grep -q '^memory' "$f" || add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
     if [ "$sg" = "$g" ]; then
       name=$base asm=("$ASM")
     elif [ "$(granule_entries "$sg")" -lt "$(granule_entries "$g")" ]; then
@@ -423,8 +420,10 @@ seeds_for() {
     else
       continue
     fi
+    add_lines "$lines" <"$f" >"$out/.sc.txt"
     if "${asm[@]}" "$out/.sc.txt" "$out/$name.bin" 2>/dev/null; then n=$((n + 1)); fi
     grep -q '^memory' "$f" && continue
+    add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
     if "${asm[@]}" "$out/.arm.txt" "$out/arm_$name.bin" 2>/dev/null; then n=$((n + 1)); fi
   done
   rm -f "$out/.sc.txt" "$out/.arm.txt"
