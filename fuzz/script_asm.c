@@ -6,7 +6,10 @@
  * --granule=4k|16k|64k writes the script on granule G with its entries and
  * ranges scaled to the same part of the block (script_regranule): how a
  * seed written at 4K keeps its meaning on a 16K campaign (a whole-block
- * remap stays whole, not an eighth of the block).
+ * remap stays whole, not an eighth of the block). Only to a granule with
+ * at least as many entries per block, where the move is exact; to fewer
+ * it would merge entries, and it is refused (exit 2): tools/lib/common.sh's
+ * seeds_for skips such seeds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,6 +49,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "script_asm: %s: %s %zu: %s\n", argv[1],
 			len >= 4 && !memcmp(in, SCRIPT_MAGIC, 4) ? "byte offset" : "line", err.offset,
 			err.reason);
+		return 2;
+	}
+	if (g && g->cont_ptes < granule_cont(s.granule_kb)) {
+		fprintf(stderr, "script_asm: %s: a %uk script has %u entries per block, %s only %u: "
+			"moving it there would merge entries\n", argv[1], s.granule_kb,
+			granule_cont(s.granule_kb), g->name, g->cont_ptes);
 		return 2;
 	}
 	if (g)

@@ -18,8 +18,8 @@
 #      is moved (NAME@16k, its range the whole 128-entry block, an arm_
 #      copy too) and not taken as written, the 16K seed as it is; at 64K
 #      the 4K seed is moved to 0+32 and the 16K one left out (fewer
-#      entries); at 4K only the 4K seed; and the moved seed runs clean on
-#      baseline (fuzztool info).
+#      entries: script_asm refuses that move, exit 2); at 4K only the 4K
+#      seed; and the moved seed runs clean on baseline (fuzztool info).
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
 shift 6
@@ -116,6 +116,9 @@ line=$("$FUZZTOOL" info "$TMP/seeds-16k/remap_4k@16k.bin"); rc=$?
 [ $rc -eq 1 ] && [[ $line == *$'\t'clean$'\t'* ]] && ok "the moved seed runs clean on baseline" || fail "moved seed: rc $rc '$line'"
 "$ASM" --granule=8k "$TMP/corpora/seeds/remap_4k.txt" "$TMP/x.bin" 2>/dev/null
 [ $? -eq 2 ] && ok "script_asm --granule=8k: exit 2" || fail "script_asm --granule=8k"
+"$ASM" --granule=64k "$TMP/corpora/seeds/read_16k.txt" "$TMP/x.bin" 2>"$TMP/down.err"
+[ $? -eq 2 ] && grep -q 'would merge entries' "$TMP/down.err" && [ ! -e "$TMP/x.bin" ] \
+  && ok "script_asm: 16K to 64K (fewer entries) refused, exit 2" || fail "script_asm: a move to fewer entries not refused"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -397,7 +397,8 @@ afl_cpu() {
 # as binary scripts on GRANULE in OUTDIR: those of GRANULE, and each seed
 # of a granule with fewer entries per block moved to GRANULE with its
 # meaning kept, as NAME@GRANULE (script_asm --granule: a whole-block remap
-# written at 4K stays a whole-block remap at 16K). Not to fewer entries:
+# written at 4K stays a whole-block remap at 16K). Not to fewer entries
+# (script_asm refuses):
 # there the move merges entries, and a scenario written for 16K's entries
 # is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
 # ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
@@ -413,13 +414,8 @@ seeds_for() {
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     base=$(basename "${f%.txt}")
-    if [ "$sg" = "$g" ]; then
-      name=$base asm=("$ASM")
-    elif [ "$(granule_entries "$sg")" -lt "$(granule_entries "$g")" ]; then
-      name=$base@$g asm=("$ASM" --granule="$g")
-    else
-      continue
-    fi
+    # (script_asm refuses a move to fewer entries: that seed is skipped)
+    if [ "$sg" = "$g" ]; then name=$base asm=("$ASM"); else name=$base@$g asm=("$ASM" --granule="$g"); fi
     add_lines "$lines" <"$f" >"$out/.sc.txt"
     if "${asm[@]}" "$out/.sc.txt" "$out/$name.bin" 2>/dev/null; then n=$((n + 1)); fi
     grep -q '^memory' "$f" && continue
@@ -428,11 +424,6 @@ seeds_for() {
   done
   rm -f "$out/.sc.txt" "$out/.arm.txt"
   echo "$n"
-}
-# granule_entries G: entries in a contiguous block of granule G (4k 16, 64k
-# 32, 16k 128; 0 for anything else)
-granule_entries() {
-  case ${1,,} in 4k) echo 16 ;; 16k) echo 128 ;; 64k) echo 32 ;; *) echo 0 ;; esac
 }
 # check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
 check_tlb() {
