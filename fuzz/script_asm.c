@@ -3,13 +3,16 @@
  * build's converter for the fuzzers' seeds (fuzz/BUILD) and tools/campaign's
  * at campaign start. Same as `engine asm`, without linking every variant.
  *   script_asm [--granule=G] IN OUT       exit 0, or 2 with the reason
+ *                                         (3: a move refused, below)
  * --granule=4k|16k|64k writes the script on granule G with its entries and
  * ranges scaled to the same part of the block (script_regranule): how a
  * seed written at 4K keeps its meaning on a 16K campaign (a whole-block
  * remap stays whole, not an eighth of the block). Only to a granule with
  * at least as many entries per block, where the move is exact; to fewer
- * it would merge entries, and it is refused (exit 2): tools/lib/common.sh's
- * seeds_for skips such seeds.
+ * it would merge entries, and it is refused with exit 3, its own code:
+ * tools/lib/common.sh's seeds_for skips such seeds, and stops on any other
+ * failure (a seed that does not assemble is a mistake to report, not to
+ * drop).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,7 +58,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "script_asm: %s: a %uk script has %u entries per block, %s only %u: "
 			"moving it there would merge entries\n", argv[1], s.granule_kb,
 			granule_cont(s.granule_kb), g->name, g->cont_ptes);
-		return 2;
+		return 3;
 	}
 	if (g)
 		script_regranule(&s, g->kb);

@@ -18,8 +18,10 @@
 #      is moved (NAME@16k, its range the whole 128-entry block, an arm_
 #      copy too) and not taken as written, the 16K seed as it is; at 64K
 #      the 4K seed is moved to 0+32 and the 16K one left out (fewer
-#      entries: script_asm refuses that move, exit 2); at 4K only the 4K
-#      seed; and the moved seed runs clean on baseline (fuzztool info).
+#      entries: script_asm refuses that move, exit 3); at 4K only the 4K
+#      seed; the moved seed runs clean on baseline (fuzztool info); and a
+#      seed that does not assemble stops seeds_for (exit 2, the file and
+#      the line named) instead of being dropped.
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
 shift 6
@@ -117,8 +119,17 @@ line=$("$FUZZTOOL" info "$TMP/seeds-16k/remap_4k@16k.bin"); rc=$?
 "$ASM" --granule=8k "$TMP/corpora/seeds/remap_4k.txt" "$TMP/x.bin" 2>/dev/null
 [ $? -eq 2 ] && ok "script_asm --granule=8k: exit 2" || fail "script_asm --granule=8k"
 "$ASM" --granule=64k "$TMP/corpora/seeds/read_16k.txt" "$TMP/x.bin" 2>"$TMP/down.err"
-[ $? -eq 2 ] && grep -q 'would merge entries' "$TMP/down.err" && [ ! -e "$TMP/x.bin" ] \
-  && ok "script_asm: 16K to 64K (fewer entries) refused, exit 2" || fail "script_asm: a move to fewer entries not refused"
+[ $? -eq 3 ] && grep -q 'would merge entries' "$TMP/down.err" && [ ! -e "$TMP/x.bin" ] \
+  && ok "script_asm: 16K to 64K (fewer entries) refused, exit 3" || fail "script_asm: a move to fewer entries not refused"
+mkdir -p "$TMP/fuzz/seeds"
+printf '%s\n' 'contpte-script 1' 'granule 4k' 'variant baseline' 'block 0 cont' 'thread 0' \
+  '  read 0 16' >"$TMP/fuzz/seeds/typo_4k.txt"
+(tool=tools_test; source "$TMP/tools/lib/common.sh"; ASM=$ASM seeds_for 16k "$TMP/seeds-bad" >/dev/null) 2>"$TMP/bad.err"
+rc=$?; cat "$TMP/bad.err"
+[ $rc -eq 2 ] && grep -q "seed $TMP/fuzz/seeds/typo_4k.txt does not assemble on 16k" "$TMP/bad.err" &&
+  grep -q 'line 6' "$TMP/bad.err" && ! grep -q '\.sc\.txt' "$TMP/bad.err" \
+  && ok "seeds_for: a seed that does not assemble stops it, named with its line" || fail "seeds_for: bad seed rc $rc"
+rm -f "$TMP/fuzz/seeds/typo_4k.txt"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -407,6 +407,19 @@ afl_cpu() {
 # arm model's bugs only through mutations); LINES (newline-separated script
 # lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
 # its granule line, and the mutants keep them; prints how many files
+# seed_asm SEED TEXT OUT: seeds_for's "${asm[@]}" TEXT OUT; 1 when script_asm
+# refuses the move (exit 3: fewer entries per block; the seed is skipped),
+# and a stop naming SEED for any other failure: a seed someone added with a
+# mistake in it would otherwise be dropped from every campaign unnoticed.
+seed_asm() {
+  local rc=0 why extra=
+  "${asm[@]}" "$2" "$3" 2>"$out/.err" || rc=$?
+  [ $rc = 0 ] && return 0
+  [ $rc = 3 ] && return 1
+  why=$(sed -e 's/^script_asm: //' "$out/.err"); why=${why//"$2: "/}
+  [ -n "$lines" ] && extra=" (with the tool's lines after its granule line: ${lines//$'\n'/; })"
+  die "seed $1 does not assemble on $g$extra: $why"
+}
 seeds_for() {
   local g=$1 out=$2 lines=${3:-} n=0 f sg base name asm
   mkdir -p "$out"
@@ -414,15 +427,16 @@ seeds_for() {
     [ -f "$f" ] || continue
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     base=$(basename "${f%.txt}")
-    # (script_asm refuses a move to fewer entries: that seed is skipped)
     if [ "$sg" = "$g" ]; then name=$base asm=("$ASM"); else name=$base@$g asm=("$ASM" --granule="$g"); fi
     add_lines "$lines" <"$f" >"$out/.sc.txt"
-    if "${asm[@]}" "$out/.sc.txt" "$out/$name.bin" 2>/dev/null; then n=$((n + 1)); fi
+    seed_asm "$f" "$out/.sc.txt" "$out/$name.bin" || continue
+    n=$((n + 1))
     grep -q '^memory' "$f" && continue
     add_lines "memory arm" <"$out/.sc.txt" >"$out/.arm.txt"
-    if "${asm[@]}" "$out/.arm.txt" "$out/arm_$name.bin" 2>/dev/null; then n=$((n + 1)); fi
+    seed_asm "$f" "$out/.arm.txt" "$out/arm_$name.bin" || continue
+    n=$((n + 1))
   done
-  rm -f "$out/.sc.txt" "$out/.arm.txt"
+  rm -f "$out/.sc.txt" "$out/.arm.txt" "$out/.err"
   echo "$n"
 }
 # check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
