@@ -265,6 +265,10 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	return 0;
 }
 
+/* Relaxed stores throughout: no thread runs during a reset (the engine's
+ * coroutines share its one OS thread), and a default seq_cst store is an
+ * xchg on x86-64, ~20 cycles: three per entry of every block made this
+ * reset 9% of an engine run (perf, docs/fuzzing.md "Figures"). */
 void hmm_reset(struct harness_mm *m)
 {
 	for (unsigned i = 0; i < m->nslots; i++) {
@@ -272,40 +276,40 @@ void hmm_reset(struct harness_mm *m)
 
 		/* a free page holds garbage until cleared for use: the poison */
 		slot_fill(m, s, pte_poison(m->g->page_shift));
-		atomic_store(&s->state, SLOT_FREE);
-		atomic_store(&s->gen, 0);
-		atomic_store(&s->ltable, 0);
-		atomic_store(&s->vacated, 0);
+		atomic_store_explicit(&s->state, SLOT_FREE, memory_order_relaxed);
+		atomic_store_explicit(&s->gen, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->ltable, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->vacated, 0, memory_order_relaxed);
 		m->free_fifo[i] = i;
 	}
 	m->free_head = 0;
 	m->free_count = m->nslots;
 	for (unsigned i = 0; i < m->ntables * m->bpt; i++) {
 		struct block_hist *h = &m->hist[i];
-		uint64_t used = atomic_load(&h->lseq);
+		uint64_t used = atomic_load_explicit(&h->lseq, memory_order_relaxed);
 
 		for (uint64_t k = 0; k < used && k < HIST_RING; k++)
-			atomic_store(&h->ring[k].tag, 0);
-		atomic_store(&h->lseq, 0);
-		atomic_store(&h->lcomp, 0);
-		atomic_store(&h->hw_begin, 0);
-		atomic_store(&h->hw_end, 0);
+			atomic_store_explicit(&h->ring[k].tag, 0, memory_order_relaxed);
+		atomic_store_explicit(&h->lseq, 0, memory_order_relaxed);
+		atomic_store_explicit(&h->lcomp, 0, memory_order_relaxed);
+		atomic_store_explicit(&h->hw_begin, 0, memory_order_relaxed);
+		atomic_store_explicit(&h->hw_end, 0, memory_order_relaxed);
 		for (unsigned j = 0; j < m->cont; j++) {
-			atomic_store(&h->last[j], 0);
-			atomic_store(&h->hw_dirty_mark[j], 0);
-			atomic_store(&h->hw_young_mark[j], 0);
+			atomic_store_explicit(&h->last[j], 0, memory_order_relaxed);
+			atomic_store_explicit(&h->hw_dirty_mark[j], 0, memory_order_relaxed);
+			atomic_store_explicit(&h->hw_young_mark[j], 0, memory_order_relaxed);
 			h->consume_dirty[j] = 0;
 			h->consume_young[j] = 0;
 		}
 	}
 	for (unsigned lt = 0; lt < m->ntables; lt++)
 		m->tables[lt] = slot_alloc(m, lt);
-	atomic_store(&m->next_folio, 1ULL << 20);
-	atomic_store(&m->pending_frees, 0);
+	atomic_store_explicit(&m->next_folio, 1ULL << 20, memory_order_relaxed);
+	atomic_store_explicit(&m->pending_frees, 0, memory_order_relaxed);
 	bbm_reset(m);
 	tlb_forget_pending();
-	atomic_store(&m->tlb_nosync, 0);
-	atomic_store(&m->tlb_nosync_done, 0);
+	atomic_store_explicit(&m->tlb_nosync, 0, memory_order_relaxed);
+	atomic_store_explicit(&m->tlb_nosync_done, 0, memory_order_relaxed);
 	m->hdr->reads = m->hdr->retries = m->hdr->writer_ops = m->hdr->hw_ops = 0;
 	m->hdr->tlb_flushes = m->hdr->retires = m->hdr->unjudged = m->hdr->violations = 0;
 }
