@@ -17,7 +17,9 @@
 #   6. bad FUZZ_VARIANT / FUZZ_GRANULE / FUZZ_ONLY_KIND / FUZZ_FEATURES:
 #      exit 2 with a message naming the variable;
 #   7. decoder_fuzz runs clean over the seeds (binary and text) and garbage,
-#      and the empty target runs.
+#      and the empty target runs;
+#   8. runs per input (fuzz/runs.h, FUZZ_RUNS=auto): exactly 2 on 16K, more
+#      than 2 on 4K (the step budget), and FUZZ_RUNS=N exactly N on both.
 set -u
 HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5
 shift 5
@@ -92,6 +94,17 @@ bad FUZZ_FEATURES=yes FUZZ_FEATURES
 "$DECODER" "${SEEDS[@]}" "$CRASH" "$TMP/garbage" "$TMP/empty" "$TMP/truncated" \
   && ok "decoder_fuzz clean" || fail "decoder_fuzz"
 "$EMPTY" "${SEEDS[@]}" && ok "empty target" || fail "empty target"
+
+# 8
+runs_per_call() { "$@" 2>&1 | sed -n 's/.* \([0-9.]*\) runs per call.*/\1/p'; }
+r16=$(FUZZ_GRANULE=16k runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
+r4=$(FUZZ_GRANULE=4k runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
+[ "$r16" = 2.00 ] && ok "auto on 16k: 2 runs per input" || fail "auto on 16k: '$r16' runs per input"
+awk -v r="$r4" 'BEGIN { exit !(r > 2) }' && ok "auto on 4k: $r4 runs per input" || fail "auto on 4k: '$r4' runs per input"
+for g in 4k 16k; do
+  r=$(FUZZ_GRANULE=$g FUZZ_RUNS=5 runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
+  [ "$r" = 5.00 ] && ok "FUZZ_RUNS=5 on $g: 5 runs per input" || fail "FUZZ_RUNS=5 on $g: '$r'"
+done
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -16,9 +16,14 @@
  *
  * How many: FUZZ_RUNS=N (1-64) exactly N; unset or "auto" (the default)
  * runs until the input's runs have taken FUZZ_STEP_BUDGET engine steps
- * (about 250 us of engine work here), at most FUZZ_RUNS_AUTO_MAX: ~16
- * runs of a 4K program, ~4 of a 16K one, where one run already costs
- * more than the round trip. Steps are deterministic, so the count is too.
+ * (about 250 us of engine work here), at most FUZZ_RUNS_AUTO_MAX: ~13
+ * runs of a 4K seed, ~9 of a 64K one; on a 16K target exactly
+ * FUZZ_RUNS_AUTO_16K (2), where one run (~54 us, 128 entries a scan)
+ * already costs as much as the round trip and the budget would give ~3:
+ * with 2, AFL++ found ee_unchecked_tail 16K about twice as fast and the
+ * other 16K cells no slower, while at 4K two runs were much slower
+ * (docs/fuzzing.md, "Several runs per input"). Steps are deterministic,
+ * so the count is too.
  * The runs stop at the first violation (of the kinds FUZZ_ONLY_KIND lets
  * through), and the abort report prints the run's own script.
  *
@@ -42,9 +47,11 @@
 #define FUZZ_RUNS_MAX 64
 #define FUZZ_RUNS_AUTO_MAX 16
 #define FUZZ_STEP_BUDGET 1600
+#define FUZZ_RUNS_AUTO_16K 2
 
 /* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
- * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps. */
+ * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
+ * on 16K). */
 struct fuzz_runs {
 	unsigned fixed;
 };
@@ -70,11 +77,15 @@ static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 	return true;
 }
 
-/* Whether there is a run k, after runs 0..k-1 took steps steps in all. */
-static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned k, uint64_t steps)
+/* Whether there is a run k of an input on granule_kb, after runs 0..k-1
+ * took steps steps in all. */
+static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_kb, unsigned k,
+				  uint64_t steps)
 {
 	if (fr->fixed)
 		return k < fr->fixed;
+	if (granule_kb == 16)
+		return k < FUZZ_RUNS_AUTO_16K;
 	return k == 0 || (k < FUZZ_RUNS_AUTO_MAX && steps < FUZZ_STEP_BUDGET);
 }
 
@@ -120,7 +131,7 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 	unsigned nsched0 = s->nsched;
 	uint64_t steps = 0;
 
-	for (unsigned k = 0; fuzz_runs_next(fr, k, steps); k++) {
+	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
 		uint8_t saved = fuzz_run_set(s, nsched0, k);
 
 		run_script(s, o, r);
