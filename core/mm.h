@@ -148,9 +148,10 @@ struct harness_mm {
 int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	       unsigned blocks_per_table, char *err, size_t errlen);
 /* Back to the state hmm_create left (tables empty, history empty, slot
- * generations and folio numbering restarted), touching only what was used:
- * the deterministic engine reuses one segment for many runs. No RCU
- * callback may be pending. */
+ * generations and folio numbering restarted): every slot and every
+ * block's entries, but of the history rings only the records used. The
+ * deterministic engine reuses one segment for many runs, with no thread
+ * running during the reset. No RCU callback may be pending. */
 void hmm_reset(struct harness_mm *m);
 /* Wait for RCU callbacks, unmap and close the segment. Idempotent. */
 void hmm_destroy(struct harness_mm *m);

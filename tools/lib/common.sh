@@ -393,21 +393,8 @@ afl_cpu() {
   AFL_PIN_CPU=$best AFL_PIN=(taskset -c "$best")
 }
 
-# seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
-# as binary scripts on GRANULE in OUTDIR: those of GRANULE, and each seed
-# of a granule with fewer entries per block moved to GRANULE with its
-# meaning kept, as NAME@GRANULE (script_asm --granule: a whole-block remap
-# written at 4K stays a whole-block remap at 16K). Not to fewer entries
-# (script_asm refuses):
-# there the move merges entries, and a scenario written for 16K's entries
-# is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
-# ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
-# granule"). Each file also as an arm_ copy under `memory arm` (a seed
-# without a memory line is sc: from sc seeds alone a campaign reaches the
-# arm model's bugs only through mutations); LINES (newline-separated script
-# lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
-# its granule line, and the mutants keep them; prints how many files
-# seed_asm SEED TEXT OUT: seeds_for's "${asm[@]}" TEXT OUT; 1 when script_asm
+# seed_asm SEED TEXT OUT (for seeds_for, whose asm, out, g and lines it
+# reads): seeds_for's "${asm[@]}" TEXT OUT; 1 when script_asm
 # refuses the move (exit 3: fewer entries per block; the seed is skipped),
 # and a stop naming SEED for any other failure: a seed someone added with a
 # mistake in it would otherwise be dropped from every campaign unnoticed.
@@ -420,6 +407,19 @@ seed_asm() {
   [ -n "$lines" ] && extra=" (with the tool's lines after its granule line: ${lines//$'\n'/; })"
   die "seed $1 does not assemble on $g$extra: $why"
 }
+# seeds_for GRANULE OUTDIR [LINES]: the text seeds (corpora/seeds, fuzz/seeds)
+# as binary scripts on GRANULE in OUTDIR: those of GRANULE, and each seed
+# of a granule with fewer entries per block moved to GRANULE with its
+# meaning kept, as NAME@GRANULE (script_asm --granule: a whole-block remap
+# written at 4K stays a whole-block remap at 16K). Not to fewer entries
+# (script_asm refuses): there the move merges entries, and a scenario
+# written for 16K's entries is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
+# ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
+# granule"). Each file also as an arm_ copy under `memory arm` (a seed
+# without a memory line is sc: from sc seeds alone a campaign reaches the
+# arm model's bugs only through mutations); LINES (newline-separated script
+# lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
+# its granule line, and the mutants keep them; prints how many files
 seeds_for() {
   local g=$1 out=$2 lines=${3:-} n=0 f sg base name asm
   mkdir -p "$out"
