@@ -14,8 +14,8 @@
 #      variant line changed to baseline still aborts under
 #      FUZZ_VARIANT=no_consistency_check;
 #   5. rejects return quietly: a text script, garbage, an empty input;
-#   6. bad FUZZ_VARIANT / FUZZ_GRANULE / FUZZ_ONLY_KIND / FUZZ_FEATURES:
-#      exit 2 with a message naming the variable;
+#   6. bad FUZZ_VARIANT / FUZZ_GRANULE / FUZZ_ONLY_KIND / FUZZ_FEATURES /
+#      FUZZ_READ_SHAPES: exit 2 with a message naming the variable;
 #   7. decoder_fuzz runs clean over the seeds (binary and text) and garbage,
 #      and the empty target runs;
 #   8. runs per input (fuzz/runs.h, FUZZ_RUNS=auto): exactly 2 on 16K, more
@@ -87,6 +87,7 @@ bad FUZZ_ONLY_KIND=nosuch FUZZ_ONLY_KIND
 bad 'FUZZ_ONLY_KIND=dirty_lost|nosuch' FUZZ_ONLY_KIND
 bad FUZZ_ONLY_KIND=, FUZZ_ONLY_KIND
 bad FUZZ_FEATURES=yes FUZZ_FEATURES
+bad FUZZ_READ_SHAPES=3 FUZZ_READ_SHAPES
 "$HARNESS" "$TMP/does-not-exist" 2>/dev/null
 [ $? -eq 2 ] && ok "unreadable file: exit 2" || fail "unreadable file: not exit 2"
 

@@ -21,7 +21,11 @@
 #      entries: script_asm refuses that move, exit 3); at 4K only the 4K
 #      seed; the moved seed runs clean on baseline (fuzztool info); and a
 #      seed that does not assemble stops seeds_for (exit 2, the file and
-#      the line named) instead of being dropped.
+#      the line named) instead of being dropped;
+#   5. mutator_env (tools/lib/common.sh): afl-fuzz's queue selection with
+#      the custom mutator: no option by default and with FUZZ_QUEUE=weighted
+#      (AFL++'s own), -Z with sequential; any other FUZZ_QUEUE stops the
+#      tool (exit 2, named).
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
 shift 6
@@ -130,6 +134,17 @@ rc=$?; cat "$TMP/bad.err"
   grep -q 'line 6' "$TMP/bad.err" && ! grep -q '\.sc\.txt' "$TMP/bad.err" \
   && ok "seeds_for: a seed that does not assemble stops it, named with its line" || fail "seeds_for: bad seed rc $rc"
 rm -f "$TMP/fuzz/seeds/typo_4k.txt"
+
+# 5
+for q in "" sequential weighted; do
+  args=$(tool=tools_test; source "$COMMON"; FUZZ_QUEUE=$q mutator_env lib.so; echo "${MUTATOR_ARGS[*]}")
+  want=; [ "$q" = sequential ] && want=-Z
+  [ "$args" = "$want" ] && ok "FUZZ_QUEUE='$q': afl-fuzz options '$args'" || fail "FUZZ_QUEUE='$q': '$args', want '$want'"
+done
+(tool=tools_test; source "$COMMON"; FUZZ_QUEUE=random mutator_env lib.so) 2>"$TMP/q.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "FUZZ_QUEUE='random'" "$TMP/q.err" && ok "FUZZ_QUEUE=random: exit 2, named" \
+  || fail "FUZZ_QUEUE=random: rc $rc '$(cat "$TMP/q.err")'"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -323,7 +323,8 @@ find_conf() {
 # static TLS room for the library (the access layer's per-thread state is
 # initial-exec TLS, which a library loaded with dlopen gets only from
 # glibc's surplus). FUZZ_BIN_DIR: the library taken from there.
-# Without the mutator (--no-mutator of the tools): MUTATOR_ENV=().
+# Without the mutator (--no-mutator of the tools): MUTATOR_ENV=() and
+# MUTATOR_ARGS=() (below).
 mutator_lib() {
   if [ -n "${FUZZ_BIN_DIR:-}" ]; then
     MUTATOR=$FUZZ_BIN_DIR/libscript_mutator.so
@@ -334,9 +335,21 @@ mutator_lib() {
   [ -f "$MUTATOR" ] || die "custom mutator $MUTATOR not found"
   mutator_env "$MUTATOR"
 }
-mutator_env() {  # mutator_env LIBRARY: MUTATOR_ENV for that library
+# mutator_env LIBRARY: MUTATOR_ENV for that library, and in MUTATOR_ARGS the
+# afl-fuzz options that go with it: the queue selection (FUZZ_QUEUE:
+# weighted, the default, is AFL++'s own weighted draw; sequential is
+# afl-fuzz -Z). The mutator makes a fixed few mutants per pick, so which
+# entry afl-fuzz picks next decides where the executions go; sequential
+# was measured and traded cells (docs/fuzzing.md, "Queue selection").
+MUTATOR_ARGS=()
+mutator_env() {
   MUTATOR_ENV=(AFL_CUSTOM_MUTATOR_LIBRARY="$1" AFL_CUSTOM_MUTATOR_ONLY=1 AFL_DISABLE_TRIM=1
                AFL_FAST_CAL=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1048576)
+  case ${FUZZ_QUEUE:-weighted} in
+    weighted) MUTATOR_ARGS=() ;;
+    sequential) MUTATOR_ARGS=(-Z) ;;
+    *) die "FUZZ_QUEUE='$FUZZ_QUEUE': weighted (the default) or sequential" ;;
+  esac
 }
 
 # cpu_list LIST: the CPUs of a taskset-style list ("0-3,6") one per line
