@@ -331,8 +331,7 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 
 			if (eng.feature_sites)
 				src &= 0xfff;       /* thread | instruction << 4 */
-			eng.feature((uint32_t)eng_mix(eng_mix(tid | t->instr << 4, (uint64_t)off), src) &
-				    ~ENG_FEATURE_SHAPE);
+			eng.feature((uint32_t)eng_mix(eng_mix(tid | t->instr << 4, (uint64_t)off), src));
 		}
 		if (eng.solo_bound) {
 			if (others_stand_still(tid)) {

@@ -132,9 +132,7 @@ struct eng {
 	/* optional full trace */
 	struct eng_event *events;
 	unsigned nevents, events_cap;
-	/* coverage of the interleaving (fuzzing): called with a load's
-	 * reads-from pair as a 31-bit hash, or with ENG_FEATURE_SHAPE | a
-	 * read's shape (below), so that a consumer can keep the two apart */
+	/* coverage of the interleaving (fuzzing): called with a feature hash */
 	void (*feature)(uint32_t f);
 	/* the store side of a feature names the store's thread and instruction
 	 * only, not its step (fuzz/harness.c sets it: a schedule that merely
@@ -196,10 +194,6 @@ void eng_synchronize_rcu(void);
 void eng_rcu_barrier(void);
 
 static inline bool eng_in_thread(void) { return eng.cur >= 0; }
-
-/* eng.feature's tag for a read's shape (core/oracle/oracle.h, READ_SHAPE_BITS
- * bits below it); a reads-from pair's hash has this bit clear. */
-#define ENG_FEATURE_SHAPE 0x80000000u
 
 /* The one hash combiner of the engine: the trace hash (eng.hash) and the
  * features given to eng.feature (a load's reads-from pair, a read's shape). */

@@ -23,9 +23,7 @@
  *                   1 (default): a load's feature names the store it read
  *                   by thread and instruction; 2: and by its step too (the
  *                   feature before the custom mutator, docs/fuzzing.md)
- *   FUZZ_READ_SHAPES 0 turns off the read shapes (below), 1 (default) on,
- *                   each in a slot of its own; 2: on, hashed into the
- *                   pairs' slots (as before they had their own, to measure)
+ *   FUZZ_READ_SHAPES 0 turns off the read shapes (below), 1 (default) on
  *   FUZZ_RUNS       runs per input: auto (the default: up to 16, within a
  *                   budget of engine steps; 2 on 16K) or 1-64: the script, then
  *                   fresh tails behind shorter prefixes of its schedule
@@ -78,9 +76,6 @@
  * the window's ends. Reads-from pairs say which stores a schedule made
  * visible; a read shape says whether a read raced with a writer, and how:
  * the near misses of the properties, which AFL++ then keeps and mutates.
- * Each shape has a slot of its own after the pairs' FEATURE_SLOTS: the
- * pairs fill their slots within seconds, and a shape hashed among them
- * would then mostly land on a slot already hit, a near miss nobody sees.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -89,7 +84,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/oracle/oracle.h"
 #include "core/violation.h"
 #include "engine/run.h"
 #include "engine/script.h"
@@ -98,56 +92,38 @@
 #ifndef FEATURE_SLOTS
 #define FEATURE_SLOTS 4096
 #endif
-/* After the pairs' slots, one slot per read shape (see "Read shapes"). */
-#define SHAPE_SLOTS (1u << READ_SHAPE_BITS)
-#define ALL_SLOTS (FEATURE_SLOTS + SHAPE_SLOTS)
-
-static bool shapes_shared;      /* FUZZ_READ_SHAPES=2: in the pairs' slots */
-
-/* The map slot of a feature: a reads-from pair's hash modulo the pairs'
- * slots; a read shape its own slot after them, or (shapes_shared) hashed
- * among the pairs' slots as before they had their own. */
-static __attribute__((unused)) unsigned feature_slot(uint32_t f)
-{
-	uint32_t shape = f & ~ENG_FEATURE_SHAPE;
-
-	if (!(f & ENG_FEATURE_SHAPE))
-		return f % FEATURE_SLOTS;
-	if (shapes_shared)
-		return (unsigned)(eng_mix(0x5bd1e995u, shape) % FEATURE_SLOTS);
-	return FEATURE_SLOTS + shape % SHAPE_SLOTS;
-}
 
 #if defined(FUZZ_LIBFUZZER)
 __attribute__((section("__libfuzzer_extra_counters"), used))
-static uint8_t feature_counters[ALL_SLOTS];
+static uint8_t feature_counters[FEATURE_SLOTS];
 
 static void feature(uint32_t f)
 {
-	feature_counters[feature_slot(f)] = 1;      /* presence, as below */
+	feature_counters[f % FEATURE_SLOTS] = 1;      /* presence, as below */
 }
 #define HAVE_FEATURES 1
 #elif defined(__AFL_COMPILER) && defined(__AFL_FUZZ_TESTCASE_LEN)
 __attribute__((section("__sancov_guards"), used, aligned(4)))
-static uint32_t feature_guards[ALL_SLOTS];
+static uint32_t feature_guards[FEATURE_SLOTS];
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard);
 
 #ifndef FEATURE_COUNTS
-static uint8_t feature_seen[ALL_SLOTS];
-static uint16_t feature_list[ALL_SLOTS];
+static uint8_t feature_seen[FEATURE_SLOTS];
+static uint16_t feature_list[FEATURE_SLOTS];
 static unsigned feature_n;
 #endif
 
 static void feature(uint32_t f)
 {
-	unsigned i = feature_slot(f);
 #ifndef FEATURE_COUNTS
+	unsigned i = f % FEATURE_SLOTS;
+
 	if (feature_seen[i])
 		return;
 	feature_seen[i] = 1;
 	feature_list[feature_n++] = (uint16_t)i;
 #endif
-	__sanitizer_cov_trace_pc_guard(&feature_guards[i]);
+	__sanitizer_cov_trace_pc_guard(&feature_guards[f % FEATURE_SLOTS]);
 }
 #define HAVE_FEATURES 1
 #else
@@ -210,11 +186,10 @@ static void fuzz_init(void)
 		exit(2);
 	if (feat && *feat && strcmp(feat, "0") && strcmp(feat, "1") && strcmp(feat, "2"))
 		die_usage("FUZZ_FEATURES='%s': 0, 1 or 2%s", feat, "");
-	if (shapes && *shapes && strcmp(shapes, "0") && strcmp(shapes, "1") && strcmp(shapes, "2"))
-		die_usage("FUZZ_READ_SHAPES='%s': 0, 1 or 2%s", shapes, "");
+	if (shapes && *shapes && strcmp(shapes, "0") && strcmp(shapes, "1"))
+		die_usage("FUZZ_READ_SHAPES='%s': 0 or 1%s", shapes, "");
 	eng.feature_sites = !(feat && !strcmp(feat, "2"));
 	eng.feature_reads = !(shapes && !strcmp(shapes, "0"));
-	shapes_shared = shapes && !strcmp(shapes, "2");
 #if HAVE_FEATURES
 	feature_fn = feat && !strcmp(feat, "0") ? NULL : feature;
 #endif

@@ -83,15 +83,13 @@ void probe_abandon(struct probe *p);
 enum verdict probe_judge(struct harness_mm *m, struct probe *p, struct violation *out,
 			 struct judge_stats *st);
 
-/* A coarse picture of what one read's window saw (READ_SHAPE_BITS bits):
- * how many of the block's entries changed, whether software and hardware
- * changed it, whether the target changed, a mapping came or went, a fold
- * or unfold happened, and how the result relates to the target's values
- * at the window's ends (and its young, dirty, valid+CONT, whether
- * locked). The fuzz harness's feedback (docs/fuzzing.md, "Read shapes"):
- * a read that raced with the writers in a new way is near what the
- * properties judge. */
-#define READ_SHAPE_BITS 14
+/* A coarse picture of what one read's window saw (14 bits): how many of
+ * the block's entries changed, whether software and hardware changed it,
+ * whether the target changed, a mapping came or went, a fold or unfold
+ * happened, and how the result relates to the target's values at the
+ * window's ends (and its young, dirty, valid+CONT, whether locked). The
+ * fuzz harness's feedback (docs/fuzzing.md, "Read shapes"): a read that
+ * raced with the writers in a new way is near what the properties judge. */
 uint32_t read_shape(const struct harness_mm *m, const struct read_obs *o);
 
 /* ---- properties 1-3 (read_props.c) ------------------------------------- */
