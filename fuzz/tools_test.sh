@@ -25,7 +25,8 @@
 #   5. mutator_env (tools/lib/common.sh): afl-fuzz's queue selection with
 #      the custom mutator: no option by default and with FUZZ_QUEUE=weighted
 #      (AFL++'s own), -Z with sequential; any other FUZZ_QUEUE stops the
-#      tool (exit 2, named).
+#      tool (exit 2, named), from afl_env_check too (which the tools call
+#      before they build anything, and which sets no options itself).
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
 shift 6
@@ -145,6 +146,12 @@ done
 rc=$?
 [ $rc -eq 2 ] && grep -q "FUZZ_QUEUE='random'" "$TMP/q.err" && ok "FUZZ_QUEUE=random: exit 2, named" \
   || fail "FUZZ_QUEUE=random: rc $rc '$(cat "$TMP/q.err")'"
+(tool=tools_test; source "$COMMON"; FUZZ_QUEUE=random afl_env_check) 2>"$TMP/q2.err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "FUZZ_QUEUE='random'" "$TMP/q2.err" && ok "afl_env_check: FUZZ_QUEUE=random: exit 2, named" \
+  || fail "afl_env_check: FUZZ_QUEUE=random: rc $rc '$(cat "$TMP/q2.err")'"
+args=$(tool=tools_test; source "$COMMON"; FUZZ_QUEUE=sequential afl_env_check; echo "${MUTATOR_ARGS[*]}")
+[ -z "$args" ] && ok "afl_env_check sets no afl-fuzz options" || fail "afl_env_check left MUTATOR_ARGS '$args'"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

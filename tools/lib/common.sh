@@ -323,8 +323,7 @@ find_conf() {
 # static TLS room for the library (the access layer's per-thread state is
 # initial-exec TLS, which a library loaded with dlopen gets only from
 # glibc's surplus). FUZZ_BIN_DIR: the library taken from there.
-# Without the mutator (--no-mutator of the tools): MUTATOR_ENV=() and
-# MUTATOR_ARGS=() (below).
+# Without the mutator (--no-mutator of the tools): no_mutator (below).
 mutator_lib() {
   if [ -n "${FUZZ_BIN_DIR:-}" ]; then
     MUTATOR=$FUZZ_BIN_DIR/libscript_mutator.so
@@ -345,6 +344,13 @@ MUTATOR_ARGS=()
 mutator_env() {
   MUTATOR_ENV=(AFL_CUSTOM_MUTATOR_LIBRARY="$1" AFL_CUSTOM_MUTATOR_ONLY=1 AFL_DISABLE_TRIM=1
                AFL_FAST_CAL=1 GLIBC_TUNABLES=glibc.rtld.optional_static_tls=1048576)
+  fuzz_queue_args
+}
+# no_mutator: afl-fuzz runs with AFL++'s own mutations (no environment or
+# options for the custom mutator)
+no_mutator() { MUTATOR_ENV=() MUTATOR_ARGS=(); }
+# fuzz_queue_args: MUTATOR_ARGS for FUZZ_QUEUE; dies on any other value
+fuzz_queue_args() {
   case ${FUZZ_QUEUE:-weighted} in
     weighted) MUTATOR_ARGS=() ;;
     sequential) MUTATOR_ARGS=(-Z) ;;
@@ -361,8 +367,15 @@ cpu_list() {
   done
 }
 
+# afl_env_check: die on a bad AFL_CPU or FUZZ_QUEUE (the tools call it
+# before they build or start anything)
+afl_env_check() {
+  local MUTATOR_ARGS     # only checked here; mutator_env sets the tool's
+  afl_cpu_check
+  fuzz_queue_args
+}
 # afl_cpu_check: die unless AFL_CPU is unset, auto, off or one of the CPUs
-# this process may run on (the tools call it before they start anything).
+# this process may run on.
 AFL_CPUS_TAKEN=()
 afl_cpu_check() {
   AFL_CPUS_ALLOWED=()
@@ -426,9 +439,9 @@ seed_asm() {
 # meaning kept, as NAME@GRANULE (script_asm --granule: a whole-block remap
 # written at 4K stays a whole-block remap at 16K). Not to fewer entries
 # (script_asm refuses): there the move merges entries, and a scenario
-# written for 16K's entries is not one of 4K's; nor 4K seeds as written (at 16K their whole-block
-# ranges are an eighth of the block: docs/fuzzing.md, "Seeds on another
-# granule"). Each file also as an arm_ copy under `memory arm` (a seed
+# written for 16K's entries is not one of 4K's; nor 4K seeds as written
+# (at 16K their whole-block ranges are an eighth of the block:
+# docs/fuzzing.md, "Seeds on another granule"). Each file also as an arm_ copy under `memory arm` (a seed
 # without a memory line is sc: from sc seeds alone a campaign reaches the
 # arm model's bugs only through mutations); LINES (newline-separated script
 # lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
