@@ -78,6 +78,13 @@ struct op_word {
 	uint8_t mask, value;
 };
 
+/* flags with word (mask, value) turned off (the field's 0) if it is on,
+ * else on: the one-word flag change of the mutator and of flag runs. */
+static inline uint8_t op_word_toggle(uint8_t flags, uint8_t mask, uint8_t value)
+{
+	return (uint8_t)((flags & mask) == value ? flags & ~mask : (flags & ~mask) | value);
+}
+
 struct op_check;
 
 /* What an op run needs besides its arguments (filled in by op_run). */

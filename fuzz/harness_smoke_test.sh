@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM SEED.bin...
+# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM FLAG_RUN_TXT SEED.bin...
 #
 # The fuzz targets' standalone drivers (default config, no AFL):
 #   1. the harness runs every binary seed on baseline 4k and 16k without
@@ -19,10 +19,15 @@
 #   7. decoder_fuzz runs clean over the seeds (binary and text) and garbage,
 #      and the empty target runs;
 #   8. runs per input (fuzz/runs.h, FUZZ_RUNS=auto): exactly 2 on 16K, more
-#      than 2 on 4K (the step budget), and FUZZ_RUNS=N exactly N on both.
+#      than 2 on 4K (the step budget), and FUZZ_RUNS=N exactly N on both;
+#   9. flag runs (fuzz/runs.h, FUZZ_RUN_FLAGS): FLAG_RUN_TXT is clean on
+#      no_pfn_check with them off and reports phantom_bit with them on (the
+#      default), the reported script differs from the input in its blocks'
+#      or instructions' flags and replays alone (FUZZ_RUNS=1, flag runs
+#      off), the correct readers stay clean on it, a bad value exits 2.
 set -u
-HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5
-shift 5
+HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6
+shift 6
 SEEDS=("$@")
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fails=0
@@ -106,6 +111,32 @@ for g in 4k 16k; do
   r=$(FUZZ_GRANULE=$g FUZZ_RUNS=5 runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
   [ "$r" = 5.00 ] && ok "FUZZ_RUNS=5 on $g: 5 runs per input" || fail "FUZZ_RUNS=5 on $g: '$r'"
 done
+
+# 9
+"$ASM" "$FLAGRUN" "$TMP/flagrun.bin" || fail "script_asm on $FLAGRUN"
+FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun.bin" 2>/dev/null \
+  && ok "flag runs off: clean on no_pfn_check" || fail "flag runs off: not clean on no_pfn_check"
+FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun.bin" 2>"$TMP/flagrun.report"
+rc=$?
+[ $rc -eq 134 ] && grep -q '^==== contpte violation: phantom_bit' "$TMP/flagrun.report" \
+  && ok "flag runs on (default): phantom_bit on no_pfn_check" || fail "flag runs on: rc $rc, $(head -1 "$TMP/flagrun.report")"
+sed -n '/^---- script/,/^---- end of script/p' "$TMP/flagrun.report" | sed '1d;$d' > "$TMP/flagrun_report.txt"
+flags_of() { grep -E '^(block|  )' "$1"; }
+if ! diff <(flags_of "$FLAGRUN") <(flags_of "$TMP/flagrun_report.txt") >/dev/null; then
+  ok "the reported run's flags differ from the input's: $(diff <(flags_of "$FLAGRUN") <(flags_of "$TMP/flagrun_report.txt") | grep '^>' | tr '\n' ' ')"
+else
+  fail "the reported run has the input's blocks and instructions"
+fi
+if "$ASM" "$TMP/flagrun_report.txt" "$TMP/flagrun_report.bin"; then
+  FUZZ_RUNS=1 FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun_report.bin" 2>/dev/null
+  [ $? -eq 134 ] && ok "the reported flag run replays alone" || fail "the reported flag run does not replay alone"
+else
+  fail "script_asm on the reported script"
+fi
+for v in baseline early_exit; do
+  FUZZ_VARIANT=$v "$HARNESS" "$TMP/flagrun.bin" && ok "flag runs: clean on $v" || fail "flag runs: $v not clean"
+done
+bad FUZZ_RUN_FLAGS=yes FUZZ_RUN_FLAGS
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

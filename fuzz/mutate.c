@@ -751,11 +751,7 @@ static void mutate_flags(struct mutator *m, const struct op_desc *d, uint8_t *fl
 	}
 	const struct op_word *w = &d->words[below(m, n)];
 
-	if ((*flags & w->mask) == w->value)
-		*flags = (uint8_t)(*flags & ~w->mask);          /* word off (the field's 0) */
-	else
-		*flags = (uint8_t)((*flags & ~w->mask) | w->value);
-	*flags &= d->flags;
+	*flags = op_word_toggle(*flags, w->mask, w->value) & d->flags;
 }
 
 static bool op_instr(struct mutator *m)

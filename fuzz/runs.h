@@ -14,6 +14,16 @@
  * re-draws the rest of the interleaving: fresh PCT or random tails behind
  * shorter and shorter prefixes of the input's own schedule.
  *
+ * Flag runs (FUZZ_RUN_FLAGS=1, the default; 0 turns them off): an odd run
+ * k also toggles one flag word of the script, site (h + k / 2) mod sites
+ * where h is the input's tail seed: a block's young or dirty bit, or one
+ * word of an instruction's flags (map's young, dirty, new, a prot; ...).
+ * The bugs that wait for a program, not a schedule (no_pfn_check,
+ * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
+ * the old block had) are often one flag away from an input AFL++ already
+ * has; a run explores that neighbour at the cost of one engine run instead
+ * of a queue entry and an execution (docs/fuzzing.md, "Flag runs").
+ *
  * How many: FUZZ_RUNS=N (1-64) exactly N; unset or "auto" (the default)
  * runs until the input's runs have taken FUZZ_STEP_BUDGET engine steps
  * (about 250 us of engine work here), at most FUZZ_RUNS_AUTO_MAX: ~13
@@ -54,6 +64,7 @@
  * on 16K). */
 struct fuzz_runs {
 	unsigned fixed;
+	bool flags;     /* flag runs (FUZZ_RUN_FLAGS, default on): odd runs toggle a flag word */
 };
 
 /* FUZZ_RUNS from the environment; false (with a message) if it is neither
@@ -61,10 +72,16 @@ struct fuzz_runs {
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
 	const char *e = getenv("FUZZ_RUNS");
+	const char *f = getenv("FUZZ_RUN_FLAGS");
 	char *end;
 	unsigned long n;
 
 	fr->fixed = 0;
+	fr->flags = !f || !*f || strcmp(f, "0");
+	if (f && *f && strcmp(f, "0") && strcmp(f, "1")) {
+		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 (the default) toggles a flag in odd runs, 0 does not\n", f);
+		return false;
+	}
 	if (!e || !*e || !strcmp(e, "auto"))
 		return true;
 	n = strtoul(e, &end, 10);
@@ -89,6 +106,38 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 	return k == 0 || (k < FUZZ_RUNS_AUTO_MAX && steps < FUZZ_STEP_BUDGET);
 }
 
+/* The flag words of s a flag run can toggle: young and dirty of each
+ * block that has entries, every word of every instruction's flags but a
+ * field's 0 (access_flags' "read": toggling it changes nothing). Returns
+ * how many; with want below that, *byte, *mask and *value get site want. */
+static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, uint8_t **byte,
+				       uint8_t *mask, uint8_t *value)
+{
+	unsigned n = 0;
+
+	for (unsigned b = 0; b < s->nblocks; b++) {
+		if (s->block[b].shape == BS_NONE)
+			continue;
+		for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
+			if (n == want) {
+				*byte = &s->block[b].flags;
+				*mask = *value = bit;
+			}
+	}
+	for (unsigned t = 0; t < s->nthreads; t++)
+		for (unsigned i = 0; i < s->ninstr[t]; i++) {
+			const struct op_desc *d = instr_desc(s->prog[t][i].op);
+
+			for (const struct op_word *w = d ? d->words : NULL; w && w->word; w++)
+				if (w->value && n++ == want) {
+					*byte = &s->prog[t][i].flags;
+					*mask = w->mask;
+					*value = w->value;
+				}
+		}
+	return n;
+}
+
 static inline unsigned fuzz_run_cut(unsigned nsched0, unsigned k)
 {
 	unsigned cut = nsched0 * ((4 - k % 4) % 4) / 4;
@@ -96,28 +145,43 @@ static inline unsigned fuzz_run_cut(unsigned nsched0, unsigned k)
 	return cut >= SCRIPT_MAX_SCHED ? SCRIPT_MAX_SCHED - 1 : cut;
 }
 
-/* Make s (read with nsched0 schedule entries) run k. Returns the schedule
- * byte it overwrote; fuzz_run_restore puts s back. */
-static inline uint8_t fuzz_run_set(struct script *s, unsigned nsched0, unsigned k)
-{
-	unsigned cut;
-	uint8_t saved;
+/* What fuzz_run_set changed, for fuzz_run_restore. */
+struct fuzz_run_saved {
+	uint8_t sched;          /* the schedule byte it overwrote */
+	uint8_t *flag, flag_old;  /* the flag byte it toggled a word of, or NULL */
+};
 
+/* Make s (read with nsched0 schedule entries) run k; with fr->flags, an
+ * odd run also toggles flag site (seed + k / 2) mod sites. */
+static inline void fuzz_run_set(struct script *s, const struct fuzz_runs *fr, unsigned nsched0,
+				unsigned k, uint64_t seed, struct fuzz_run_saved *sv)
+{
+	unsigned cut, n;
+	uint8_t mask = 0, value = 0;
+
+	sv->flag = NULL;
 	if (!k) {
 		s->nsched = nsched0;
-		return 0;
+		return;
 	}
 	cut = fuzz_run_cut(nsched0, k);
-	saved = s->sched[cut];
+	sv->sched = s->sched[cut];
 	s->sched[cut] = (uint8_t)((k - 1) % s->nthreads | ((k - 1) / 4 % 32) << 3);
 	s->nsched = cut + 1;
-	return saved;
+	if (!fr->flags || !(k & 1) || !(n = fuzz_flag_sites(s, ~0u, NULL, NULL, NULL)))
+		return;
+	fuzz_flag_sites(s, (unsigned)((seed + k / 2) % n), &sv->flag, &mask, &value);
+	sv->flag_old = *sv->flag;
+	*sv->flag = op_word_toggle(*sv->flag, mask, value);
 }
 
-static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned k, uint8_t saved)
+static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned k,
+				    const struct fuzz_run_saved *sv)
 {
 	if (k)
-		s->sched[fuzz_run_cut(nsched0, k)] = saved;
+		s->sched[fuzz_run_cut(nsched0, k)] = sv->sched;
+	if (sv->flag)
+		*sv->flag = sv->flag_old;
 	s->nsched = nsched0;
 }
 
@@ -129,16 +193,17 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 				  bool (*stop)(const struct run_result *r, void *arg), void *arg)
 {
 	unsigned nsched0 = s->nsched;
-	uint64_t steps = 0;
+	uint64_t steps = 0, seed = fr->flags ? script_tail_seed(s) : 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
-		uint8_t saved = fuzz_run_set(s, nsched0, k);
+		struct fuzz_run_saved sv;
 
+		fuzz_run_set(s, fr, nsched0, k, seed, &sv);
 		run_script(s, o, r);
 		if (stop(r, arg))
 			return true;
 		steps += r->steps;
-		fuzz_run_restore(s, nsched0, k, saved);
+		fuzz_run_restore(s, nsched0, k, &sv);
 	}
 	return false;
 }
