@@ -40,7 +40,7 @@
  * Everything that replays an input (fuzz/fuzztool.c: info, retarget,
  * stable; through it tools/campaign, tools/triage, tools/minimize;
  * fuzz/mutator_probe.c) runs the same runs in the same order with the
- * same FUZZ_RUNS, through fuzz_run_input.
+ * same FUZZ_RUNS and FUZZ_RUN_FLAGS, through fuzz_run_input.
  */
 #ifndef FUZZ_RUNS_H
 #define FUZZ_RUNS_H
@@ -61,14 +61,15 @@
 
 /* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
  * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
- * on 16K). */
+ * on 16K); and whether odd runs are flag runs. */
 struct fuzz_runs {
 	unsigned fixed;
 	bool flags;     /* flag runs (FUZZ_RUN_FLAGS, default on): odd runs toggle a flag word */
 };
 
-/* FUZZ_RUNS from the environment; false (with a message) if it is neither
- * "auto" nor 1-64. */
+/* FUZZ_RUNS and FUZZ_RUN_FLAGS from the environment; false (with a
+ * message) if FUZZ_RUNS is neither "auto" nor 1-64, or FUZZ_RUN_FLAGS
+ * neither 0 nor 1. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
 	const char *e = getenv("FUZZ_RUNS");
