@@ -109,8 +109,9 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 
 /* The flag words of s a flag run can toggle: young and dirty of each
  * block that has entries, every word of every instruction's flags but a
- * field's 0 (access_flags' "read": toggling it changes nothing). Returns
- * how many; with want below that, *byte, *mask and *value get site want. */
+ * field's 0 (access_flags' "read"): toggling that word is either nothing
+ * or the same as toggling the field's current word. Returns how many;
+ * with want below that, *byte, *mask and *value get site want. */
 static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, uint8_t **byte,
 				       uint8_t *mask, uint8_t *value)
 {
@@ -152,12 +153,14 @@ struct fuzz_run_saved {
 	uint8_t *flag, flag_old;  /* the flag byte it toggled a word of, or NULL */
 };
 
-/* Make s (read with nsched0 schedule entries) run k; with fr->flags, an
- * odd run also toggles flag site (seed + k / 2) mod sites. */
-static inline void fuzz_run_set(struct script *s, const struct fuzz_runs *fr, unsigned nsched0,
-				unsigned k, uint64_t seed, struct fuzz_run_saved *sv)
+#define FUZZ_NO_SITE (~0u)
+
+/* Make s (read with nsched0 schedule entries) run k, with flag site number
+ * site toggled (FUZZ_NO_SITE: none; fuzz_run_input chooses it). */
+static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, unsigned site,
+				struct fuzz_run_saved *sv)
 {
-	unsigned cut, n;
+	unsigned cut;
 	uint8_t mask = 0, value = 0;
 
 	sv->flag = NULL;
@@ -169,9 +172,9 @@ static inline void fuzz_run_set(struct script *s, const struct fuzz_runs *fr, un
 	sv->sched = s->sched[cut];
 	s->sched[cut] = (uint8_t)((k - 1) % s->nthreads | ((k - 1) / 4 % 32) << 3);
 	s->nsched = cut + 1;
-	if (!fr->flags || !(k & 1) || !(n = fuzz_flag_sites(s, ~0u, NULL, NULL, NULL)))
+	if (site == FUZZ_NO_SITE)
 		return;
-	fuzz_flag_sites(s, (unsigned)((seed + k / 2) % n), &sv->flag, &mask, &value);
+	fuzz_flag_sites(s, site, &sv->flag, &mask, &value);
 	sv->flag_old = *sv->flag;
 	*sv->flag = op_word_toggle(*sv->flag, mask, value);
 }
@@ -194,12 +197,16 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 				  bool (*stop)(const struct run_result *r, void *arg), void *arg)
 {
 	unsigned nsched0 = s->nsched;
-	uint64_t steps = 0, seed = fr->flags ? script_tail_seed(s) : 0;
+	/* flag runs: the sites are the same in every run (a run's toggle is
+	 * undone after it), so they are counted once */
+	unsigned nsites = fr->flags ? fuzz_flag_sites(s, FUZZ_NO_SITE, NULL, NULL, NULL) : 0;
+	uint64_t steps = 0, seed = nsites ? script_tail_seed(s) : 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
 		struct fuzz_run_saved sv;
+		unsigned site = nsites && (k & 1) ? (unsigned)((seed + k / 2) % nsites) : FUZZ_NO_SITE;
 
-		fuzz_run_set(s, fr, nsched0, k, seed, &sv);
+		fuzz_run_set(s, nsched0, k, site, &sv);
 		run_script(s, o, r);
 		if (stop(r, arg))
 			return true;
