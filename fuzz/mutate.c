@@ -150,6 +150,7 @@ static void analyse(struct mutator *m)
 			      .record_events = true, .feature = an_feature };
 	struct run_result r;
 
+	m->analyses++;
 	A = m;
 	store_scan = 0;
 	last_choice.step = 0;
@@ -190,6 +191,11 @@ static void analyse(struct mutator *m)
 
 /* ---- set-up ---------------------------------------------------------------- */
 
+void mut_fini(struct mutator *m)
+{
+	parent_cache_clear(&m->cache);
+}
+
 int mut_init(struct mutator *m, const char *target, unsigned granule_kb, uint64_t seed,
 	     char *err, size_t errlen)
 {
@@ -213,6 +219,58 @@ int mut_init(struct mutator *m, const char *target, unsigned granule_kb, uint64_
 	return 0;
 }
 
+/* The cache's value: the analysis's counts, then its arrays (copied with
+ * memcpy: a value need not be aligned). */
+struct analysis_head {
+	enum run_status status;
+	bool complete;
+	unsigned nsteps, nchoices, nloads, nstores;
+};
+
+static size_t analysis_size(const struct analysis_head *a)
+{
+	return sizeof(*a) + a->nsteps + a->nchoices + a->nloads * sizeof(struct mut_load) +
+	       a->nstores * sizeof(struct mut_store);
+}
+
+static void analysis_to_cache(struct mutator *m, const uint8_t *buf, size_t len)
+{
+	const struct mut_parent *P = &m->parent;
+	struct analysis_head a = { P->status, P->complete, P->nsteps, P->nchoices, P->nloads, P->nstores };
+	uint8_t *v = parent_cache_put(&m->cache, P->hash, buf, len, analysis_size(&a));
+
+	if (!v)
+		return;
+	memcpy(v, &a, sizeof(a)), v += sizeof(a);
+	memcpy(v, P->steps, a.nsteps), v += a.nsteps;
+	memcpy(v, P->choices, a.nchoices), v += a.nchoices;
+	memcpy(v, P->loads, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
+	memcpy(v, P->stores, a.nstores * sizeof(struct mut_store));
+}
+
+static bool analysis_from_cache(struct mutator *m, const uint8_t *buf, size_t len)
+{
+	struct mut_parent *P = &m->parent;
+	struct analysis_head a;
+	size_t n;
+	const uint8_t *v = parent_cache_get(&m->cache, P->hash, buf, len, &n);
+
+	if (!v)
+		return false;
+	memcpy(&a, v, sizeof(a)), v += sizeof(a);
+	P->status = a.status;
+	P->complete = a.complete;
+	P->nsteps = a.nsteps;
+	P->nchoices = a.nchoices;
+	P->nloads = a.nloads;
+	P->nstores = a.nstores;
+	memcpy(P->steps, v, a.nsteps), v += a.nsteps;
+	memcpy(P->choices, v, a.nchoices), v += a.nchoices;
+	memcpy(P->loads, v, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
+	memcpy(P->stores, v, a.nstores * sizeof(struct mut_store));
+	return true;
+}
+
 bool mut_set_parent(struct mutator *m, const uint8_t *buf, size_t len)
 {
 	struct mut_parent *P = &m->parent;
@@ -228,7 +286,10 @@ bool mut_set_parent(struct mutator *m, const uint8_t *buf, size_t len)
 	strcpy(P->s.variant, m->v->name);
 	P->s.expect = EXPECT_NONE;
 	P->hash = h;
-	analyse(m);
+	if (!analysis_from_cache(m, buf, len)) {
+		analyse(m);
+		analysis_to_cache(m, buf, len);
+	}
 	strcpy(P->s.variant, m->target);
 	P->valid = true;
 	return true;

@@ -32,6 +32,7 @@
 
 #include "engine/run.h"
 #include "engine/script.h"
+#include "fuzz/parent_cache.h"
 
 /* The operators. Their weights: mut_weight[] (mutate.c). */
 enum mut_op {
@@ -106,6 +107,8 @@ struct mutator {
 	uint64_t seen[4096];          /* parents already counted (hashes, direct-mapped) */
 	uint64_t applied[MO_COUNT];   /* mutants made by each operator */
 	uint64_t invalid;             /* mutants that did not decode strictly (a bug: must stay 0) */
+	uint64_t analyses;            /* parents run (the others came from the cache) */
+	struct parent_cache cache;    /* analyses of parents picked before */
 	enum mut_op last;             /* the operator of the last mutant */
 	/* the last reads-from mutation: the load (its site, and its step in
 	 * the parent's run), the store it read (step 0: the initial value)
@@ -128,9 +131,14 @@ struct mutator {
 int mut_init(struct mutator *m, const char *target, unsigned granule_kb, uint64_t seed,
 	     char *err, size_t errlen);
 
-/* The parent to mutate: read leniently for the target, and run once (a
- * cached result if these bytes were the last parent). False if the input
- * is not a script; mut_fuzz then has nothing to mutate. */
+/* Frees what m holds (the parent cache); m may then be set up again. A
+ * zeroed m is fine. */
+void mut_fini(struct mutator *m);
+
+/* The parent to mutate: read leniently for the target, and run once (the
+ * analysis kept from an earlier pick of the same bytes instead, if there
+ * is one: fuzz/parent_cache.h). False if the input is not a script;
+ * mut_fuzz then has nothing to mutate. */
 bool mut_set_parent(struct mutator *m, const uint8_t *buf, size_t len);
 
 /* One mutant of the parent (op: MO_COUNT for one drawn by weight) into out

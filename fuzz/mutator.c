@@ -20,8 +20,10 @@
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
- *                                operator made (and invalid ones: must be 0);
- *                                created at start, so a bad path fails then
+ *                                operator made (and invalid ones: must be 0),
+ *                                and the parents analysed with a run and from
+ *                                the cache (fuzz/parent_cache.h); created at
+ *                                start, so a bad path fails then
  * A bad value of any of them stops afl-fuzz with a message (exit 2).
  */
 #include <stdbool.h>
@@ -187,10 +189,13 @@ EXPORT void afl_custom_deinit(void *data)
 			for (int i = 0; i < MO_COUNT; i++)
 				fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
 			fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
+			fprintf(f, "parents_run\t%llu\n", (unsigned long long)d->m.analyses);
+			fprintf(f, "parents_cached\t%llu\n", (unsigned long long)d->m.cache.hits);
 			fclose(f);
 		} else {
 			fprintf(stderr, "script_mutator: FUZZ_MUTATOR_STATS='%s': cannot write it at exit\n", d->stats);
 		}
 	}
+	mut_fini(&d->m);
 	free(d);
 }

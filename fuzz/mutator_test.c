@@ -16,7 +16,10 @@
  *      another write than in the parent in (nearly) every mutant;
  *   6. the same seed gives the same mutants, another seed others;
  *   7. a parent's reads-from pairs are counted once, however often it is
- *      picked.
+ *      picked;
+ *   8. a parent picked again is not run again: its analysis comes from
+ *      the parent cache, the same as a fresh run's; the cache compares
+ *      whole keys, replaces on a collision, and refuses past its bound.
  * Exit 0 pass, 1 fail.
  */
 #include <stdio.h>
@@ -86,6 +89,7 @@ static void init(struct mutator *m, unsigned kb, uint64_t seed)
 {
 	char err[256];
 
+	mut_fini(m);
 	if (mut_init(m, "baseline", kb, seed, err, sizeof(err))) {
 		printf("FAIL: mut_init: %s\n", err);
 		exit(1);
@@ -285,6 +289,73 @@ static void test_determinism_and_counts(void)
 	       same, differ, (unsigned long long)after, M.parent.nloads);
 }
 
+static bool same_analysis(const struct mut_parent *a, const struct mut_parent *b)
+{
+	if (a->status != b->status || a->complete != b->complete || a->nsteps != b->nsteps ||
+	    a->nchoices != b->nchoices || a->nloads != b->nloads || a->nstores != b->nstores ||
+	    memcmp(a->steps, b->steps, a->nsteps) || memcmp(a->choices, b->choices, a->nchoices))
+		return false;
+	for (unsigned i = 0; i < a->nloads; i++) {
+		const struct mut_load *x = &a->loads[i], *y = &b->loads[i];
+
+		if (x->step != y->step || x->tid != y->tid || x->instr != y->instr || x->src != y->src ||
+		    x->tag != y->tag || x->choice != y->choice || x->nopt != y->nopt || x->off != y->off ||
+		    x->site != y->site)
+			return false;
+	}
+	for (unsigned i = 0; i < a->nstores; i++) {
+		const struct mut_store *x = &a->stores[i], *y = &b->stores[i];
+
+		if (x->step != y->step || x->tid != y->tid || x->instr != y->instr || x->off != y->off ||
+		    x->site != y->site)
+			return false;
+	}
+	return true;
+}
+
+/* 8 */
+static void test_parent_cache(void)
+{
+	static struct parent_cache C;
+	static const uint8_t k1[] = "one", k2[] = "two", k3[] = "six";
+	unsigned hits = 0, same = 0, loads = 0;
+	size_t n;
+
+	for (unsigned i = 0; i < nseeds; i++) {
+		const struct seed *a = &seeds[i], *b = &seeds[(i + 1) % nseeds];
+		uint64_t runs;
+
+		init(&M, a->kb, 11);
+		init(&M2, a->kb, 11);
+		mut_set_parent(&M, a->bin, a->len);
+		mut_set_parent(&M, b->bin, b->len);
+		runs = M.analyses;
+		mut_set_parent(&M, a->bin, a->len);        /* picked again */
+		hits += M.analyses == runs && M.cache.hits > 0;
+		mut_set_parent(&M2, a->bin, a->len);       /* a fresh run */
+		same += same_analysis(&M.parent, &M2.parent);
+		loads += M.parent.nloads;
+	}
+	CHECK(hits == nseeds, "picked again, %u of %u parents came from the cache", hits, nseeds);
+	CHECK(same == nseeds && loads > 0, "only %u of %u cached analyses equal a fresh run's", same, nseeds);
+
+	/* three values of a third of the bound each do not fit with their keys */
+	void *v1 = parent_cache_put(&C, 1, k1, 3, PARENT_CACHE_BYTES / 3);
+	void *v2 = parent_cache_put(&C, 2, k2, 3, PARENT_CACHE_BYTES / 3);
+	CHECK(v1 && v2 && !parent_cache_put(&C, 3, k3, 3, PARENT_CACHE_BYTES / 3),
+	      "the cache took more than PARENT_CACHE_BYTES");
+	CHECK(parent_cache_get(&C, 1, k1, 3, &n) == v1 && n == PARENT_CACHE_BYTES / 3 &&
+	      !parent_cache_get(&C, 1, k3, 3, &n), "a key was not compared in full");
+	/* the same slot: replaces the first, within the bound */
+	CHECK(parent_cache_put(&C, 1 + PARENT_CACHE_SLOTS, k3, 3, 8) && !parent_cache_get(&C, 1, k1, 3, &n) &&
+	      parent_cache_get(&C, 1 + PARENT_CACHE_SLOTS, k3, 3, &n) && n == 8,
+	      "a colliding entry did not replace the older one");
+	parent_cache_clear(&C);
+	CHECK(C.bytes == 0 && !parent_cache_get(&C, 2, k2, 3, &n), "clear left entries");
+	printf("parent cache: %u/%u parents picked again came from the cache, %u/%u equal to a fresh run (%u loads)\n",
+	       hits, nseeds, same, nseeds, loads);
+}
+
 /* What a mutant costs afl-fuzz (informational: the machine's load varies). */
 static void time_mutants(void)
 {
@@ -311,6 +382,7 @@ int main(int argc, char **argv)
 	test_operators();
 	test_reads_from();
 	test_determinism_and_counts();
+	test_parent_cache();
 	time_mutants();
 	printf("mutator_test: %d failure(s)\n", fails);
 	return fails ? 1 : 0;
