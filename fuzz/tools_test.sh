@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT COMMON_SH TRIAGE SEED.bin...
+# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT COMMON_SH TRIAGE FLAG_RUN_TXT SEED.bin...
 #
 # The crash-file tools on the default build (no AFL):
 #   1. fuzztool info: the crash file's outcome and signature with its own
@@ -26,10 +26,17 @@
 #      the custom mutator: no option by default and with FUZZ_QUEUE=weighted
 #      (AFL++'s own), -Z with sequential; any other FUZZ_QUEUE stops the
 #      tool (exit 2, named), from afl_env_check too (which the tools call
-#      before they build anything, and which sets no options itself).
+#      before they build anything, and which sets no options itself);
+#   6. a campaign's run settings (campaign.conf's runs= and run_flags=,
+#      which tools/campaign records at start) decide how tools/triage
+#      replays its crash files: FLAG_RUN_TXT violates no_pfn_check only
+#      in a flag run, so it reproduces under run_flags=1 and not under 0;
+#      an environment that contradicts the campaign stops triage (exit 2,
+#      both values named); a campaign.conf from before they were recorded
+#      leaves the environment in charge.
 set -u
-FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6
-shift 6
+FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7
+shift 7
 SEEDS=("$@")
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fails=0
@@ -152,6 +159,31 @@ rc=$?
   || fail "afl_env_check: FUZZ_QUEUE=random: rc $rc '$(cat "$TMP/q2.err")'"
 args=$(tool=tools_test; source "$COMMON"; FUZZ_QUEUE=sequential afl_env_check; echo "${MUTATOR_ARGS[*]}")
 [ -z "$args" ] && ok "afl_env_check sets no afl-fuzz options" || fail "afl_env_check left MUTATOR_ARGS '$args'"
+
+# 6
+C=$TMP/camp
+mkdir -p "$C/sync/main-x/crashes"
+"$ASM" "$FLAGRUN" "$C/sync/main-x/crashes/id:000000,sig:06,src:000001,op:tail" || fail "script_asm $FLAGRUN"
+triage6() {  # triage6 [VAR=VALUE...]: tools/triage on the campaign, FUZZ_RUNS and FUZZ_RUN_FLAGS unset unless given
+  (cd "$TMP" && env -u FUZZ_RUNS -u FUZZ_RUN_FLAGS FUZZ_BIN_DIR="$TMP/bin" "$@" tools/triage "$C" -o "$TMP/tri6") \
+    >"$TMP/tri6.log" 2>&1
+}
+for rf in 1 0; do
+  printf 'target=no_pfn_check:4k\nruns=auto\nrun_flags=%s\n' "$rf" >"$C/campaign.conf"
+  triage6; rc=$?
+  if [ "$rf" = 1 ]; then want='1 reproduce a violation, 0 do not'; else want='0 reproduce a violation, 1 do not'; fi
+  [ $rc -eq 0 ] && grep -q "$want" "$TMP/tri6.log" && ok "campaign with run_flags=$rf: triage replays its crash so ($want)" \
+    || fail "campaign with run_flags=$rf: rc $rc, $(head -2 "$TMP/tri6.log" | tr '\n' ' ')"
+done
+triage6 FUZZ_RUN_FLAGS=1; rc=$?
+[ $rc -eq 2 ] && grep -q "FUZZ_RUN_FLAGS=1: the campaign of .* runs with FUZZ_RUN_FLAGS=0" "$TMP/tri6.log" \
+  && ok "FUZZ_RUN_FLAGS=1 against a campaign of run_flags=0: exit 2, named" \
+  || fail "a contradicting FUZZ_RUN_FLAGS: rc $rc, $(cat "$TMP/tri6.log")"
+printf 'target=no_pfn_check:4k\n' >"$C/campaign.conf"
+triage6 FUZZ_RUN_FLAGS=0; rc=$?
+grep -q '0 reproduce a violation, 1 do not' "$TMP/tri6.log" && triage6 && grep -q '1 reproduce a violation, 0 do not' "$TMP/tri6.log" \
+  && ok "a campaign.conf without run settings: the environment decides" \
+  || fail "a campaign.conf without run settings: $(head -2 "$TMP/tri6.log" | tr '\n' ' ')"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

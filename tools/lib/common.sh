@@ -315,6 +315,34 @@ find_conf() {
   return 1
 }
 
+# The harness settings that decide which runs a fuzz input stands for
+# (fuzz/runs.h: FUZZ_RUNS, FUZZ_RUN_FLAGS), so that a crash file means the
+# same thing whenever it is replayed. tools/campaign records them in
+# campaign.conf at start (runs=, run_flags=); resume, status, triage and
+# minimize take them from there.
+# run_settings_conf: the campaign.conf lines for this environment's settings
+run_settings_conf() {
+  echo "runs=${FUZZ_RUNS:-auto}"
+  echo "run_flags=${FUZZ_RUN_FLAGS:-1}"
+}
+# conf_run_settings CONF: export FUZZ_RUNS and FUZZ_RUN_FLAGS as CONF records
+# them; dies if the environment sets one to another value (it would replay
+# other runs than the campaign's). A campaign.conf from before they were
+# recorded leaves the environment as it is.
+conf_run_settings() {
+  local conf=$1 key var v set
+  for key in runs run_flags; do
+    v=$(sed -n "s/^$key=//p" "$conf" | tail -1)
+    [ -n "$v" ] || continue
+    var=FUZZ_${key^^}
+    set=${!var:-}
+    if [ -n "$set" ] && [ "$set" != "$v" ]; then
+      die "$var=$set: the campaign of $conf runs with $var=$v (its inputs and crash files are runs of that setting); unset $var"
+    fi
+    export "$var=$v"
+  done
+}
+
 # mutator_lib: the custom mutator (//fuzz:libscript_mutator.so, built in the
 # default configuration: it runs inside afl-fuzz) in $MUTATOR, and in
 # MUTATOR_ENV the environment afl-fuzz runs with it: only its mutants
