@@ -102,6 +102,11 @@ struct judging {
 /* ---- the report ------------------------------------------------------------ */
 static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* What a report that outgrew its buffer ends with: a whole line saying so,
+ * so that what follows it (the harness prints the script next) starts on
+ * a line of its own. */
+#define REPORT_CUT "\n  ... (report cut here: it outgrew its buffer, struct violation's detail)\n"
+
 static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {
 	va_list ap;
@@ -112,8 +117,14 @@ static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(buf + *off, len - *off, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		*off = *off + (size_t)n < len ? *off + (size_t)n : len - 1;
+	if (n < 0)
+		return;
+	if (*off + (size_t)n < len) {
+		*off += (size_t)n;
+		return;
+	}
+	memcpy(buf + len - sizeof(REPORT_CUT), REPORT_CUT, sizeof(REPORT_CUT));
+	*off = len;                     /* nothing more fits */
 }
 
 /* Where value i of entry j came from, in words. */
