@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM FLAG_RUN_TXT SEED.bin...
+# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM FLAG_RUN_TXT PAIR_RUN_TXT SEED.bin...
 #
 # The fuzz targets' standalone drivers (default config, no AFL):
 #   1. the harness runs every binary seed on baseline 4k and 16k without
@@ -24,10 +24,12 @@
 #      no_pfn_check with them off and reports phantom_bit with them on (the
 #      default), the reported script differs from the input in its blocks'
 #      or instructions' flags and replays alone (FUZZ_RUNS=1, flag runs
-#      off), the correct readers stay clean on it, a bad value exits 2.
+#      off), the correct readers stay clean on it, a bad value exits 2;
+#      the same for PAIR_RUN_TXT on ee_sticky_flags, whose reported run
+#      changed a pair site: its block line and its map line both.
 set -u
-HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6
-shift 6
+HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6 PAIRRUN=$7
+shift 7
 SEEDS=("$@")
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fails=0
@@ -113,30 +115,38 @@ for g in 4k 16k; do
 done
 
 # 9
-"$ASM" "$FLAGRUN" "$TMP/flagrun.bin" || fail "script_asm on $FLAGRUN"
-FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun.bin" 2>/dev/null \
-  && ok "flag runs off: clean on no_pfn_check" || fail "flag runs off: not clean on no_pfn_check"
-FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun.bin" 2>"$TMP/flagrun.report"
-rc=$?
-[ $rc -eq 134 ] && grep -q '^==== contpte violation: phantom_bit' "$TMP/flagrun.report" \
-  && ok "flag runs on (default): phantom_bit on no_pfn_check" || fail "flag runs on: rc $rc, $(head -1 "$TMP/flagrun.report")"
-sed -n '/^---- script/,/^---- end of script/p' "$TMP/flagrun.report" | sed '1d;$d' > "$TMP/flagrun_report.txt"
-flags_of() { grep -E '^(block|  )' "$1"; }
-changed=$(diff <(flags_of "$FLAGRUN") <(flags_of "$TMP/flagrun_report.txt"))
-if [ -n "$changed" ]; then
-  ok "the reported run's flags differ from the input's: $(grep '^>' <<<"$changed" | tr '\n' ' ')"
-else
-  fail "the reported run has the input's blocks and instructions"
-fi
-if "$ASM" "$TMP/flagrun_report.txt" "$TMP/flagrun_report.bin"; then
-  FUZZ_RUNS=1 FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/flagrun_report.bin" 2>/dev/null
-  [ $? -eq 134 ] && ok "the reported flag run replays alone" || fail "the reported flag run does not replay alone"
-else
-  fail "script_asm on the reported script"
-fi
-for v in baseline early_exit; do
-  FUZZ_VARIANT=$v "$HARNESS" "$TMP/flagrun.bin" && ok "flag runs: clean on $v" || fail "flag runs: $v not clean"
-done
+# flag_run FILE VARIANT: clean with flag runs off, phantom_bit with them on;
+# the reported run's changed lines in $changed; it replays alone; the
+# correct readers stay clean
+flag_run() {
+  local file=$1 v=$2 name rc
+  name=$(basename "$file" .txt)
+  "$ASM" "$file" "$TMP/$name.bin" || { fail "script_asm on $file"; return; }
+  FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>/dev/null \
+    && ok "$name: flag runs off: clean on $v" || fail "$name: flag runs off: not clean on $v"
+  FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>"$TMP/$name.report"
+  rc=$?
+  [ $rc -eq 134 ] && grep -q '^==== contpte violation: phantom_bit' "$TMP/$name.report" \
+    && ok "$name: flag runs on (default): phantom_bit on $v" || fail "$name: flag runs on: rc $rc, $(head -1 "$TMP/$name.report")"
+  sed -n '/^---- script/,/^---- end of script/p' "$TMP/$name.report" | sed '1d;$d' > "$TMP/${name}_report.txt"
+  changed=$(diff <(grep -E '^(block|  )' "$file") <(grep -E '^(block|  )' "$TMP/${name}_report.txt") | grep '^>')
+  if "$ASM" "$TMP/${name}_report.txt" "$TMP/${name}_report.bin"; then
+    FUZZ_RUNS=1 FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=$v "$HARNESS" "$TMP/${name}_report.bin" 2>/dev/null
+    [ $? -eq 134 ] && ok "$name: the reported flag run replays alone" || fail "$name: the reported flag run does not replay alone"
+  else
+    fail "$name: script_asm on the reported script"
+  fi
+  for v in baseline early_exit; do
+    FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" && ok "$name: flag runs: clean on $v" || fail "$name: flag runs: $v not clean"
+  done
+}
+flag_run "$FLAGRUN" no_pfn_check
+[ -n "$changed" ] && ok "the reported run's flags differ from the input's: $(tr '\n' ' ' <<<"$changed")" \
+  || fail "the reported run has the input's blocks and instructions"
+flag_run "$PAIRRUN" ee_sticky_flags
+grep -q '^> block' <<<"$changed" && grep -q '^>   map' <<<"$changed" \
+  && ok "a pair site: the block and its map both changed: $(tr '\n' ' ' <<<"$changed")" \
+  || fail "not a pair site: changed '$(tr '\n' ' ' <<<"$changed")'"
 bad FUZZ_RUN_FLAGS=yes FUZZ_RUN_FLAGS
 
 echo "$fails failure(s)"

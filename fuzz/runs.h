@@ -15,9 +15,10 @@
  * shorter and shorter prefixes of the input's own schedule.
  *
  * Flag runs (FUZZ_RUN_FLAGS=1, the default; 0 turns them off): an odd run
- * k also toggles one flag word of the script, site (h + k / 2) mod sites
- * where h is the input's tail seed: a block's young or dirty bit, or one
- * word of an instruction's flags (map's young, dirty, new, a prot; ...).
+ * k also toggles one flag site of the script, site (h + k / 2) mod sites
+ * where h is the input's tail seed: a block's young or dirty bit, one
+ * word of an instruction's flags (map's young, dirty, new, a prot; ...),
+ * or a pair: a map's young (dirty) with its block's young (dirty).
  * The bugs that wait for a program, not a schedule (no_pfn_check,
  * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
  * the old block had) are often one flag away from an input AFL++ already
@@ -107,13 +108,23 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 	return k == 0 || (k < FUZZ_RUNS_AUTO_MAX && steps < FUZZ_STEP_BUDGET);
 }
 
-/* The flag words of s a flag run can toggle: young and dirty of each
- * block that has entries, every word of every instruction's flags but a
- * field's 0 (access_flags' "read"): toggling that word is either nothing
- * or the same as toggling the field's current word. Returns how many;
- * with want below that, *byte, *mask and *value get site want. */
-static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, uint8_t **byte,
-				       uint8_t *mask, uint8_t *value)
+/* One flag site: a word of a flag byte (mask, value: op_word_toggle) and,
+ * for a pair site, a bit of a second byte toggled with it. */
+struct fuzz_flag_site {
+	uint8_t *byte, mask, value;
+	uint8_t *pair, pair_bit;        /* NULL: a single word */
+};
+
+/* The flag sites of s, in this order: young and dirty of each block that
+ * has entries; every word of every instruction's flags but a field's 0
+ * (access_flags' "read": toggling it is either nothing or the same as
+ * toggling the field's current word); and pair sites, a map's young (or
+ * dirty) toggled together with its block's: the bit moves between the old
+ * block and the new mapping, or both gain or lose it, the two-flag change
+ * the bugs of bits carried across a remap need (ee_sticky_flags: an old
+ * block with a bit the new folio lacks). Returns how many; with want below
+ * that, *f gets site want. */
+static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, struct fuzz_flag_site *f)
 {
 	unsigned n = 0;
 
@@ -121,21 +132,29 @@ static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, uint8_t 
 		if (s->block[b].shape == BS_NONE)
 			continue;
 		for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
-			if (n == want) {
-				*byte = &s->block[b].flags;
-				*mask = *value = bit;
-			}
+			if (n == want)
+				*f = (struct fuzz_flag_site){ &s->block[b].flags, bit, bit, NULL, 0 };
 	}
 	for (unsigned t = 0; t < s->nthreads; t++)
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
 			const struct op_desc *d = instr_desc(s->prog[t][i].op);
 
 			for (const struct op_word *w = d ? d->words : NULL; w && w->word; w++)
-				if (w->value && n++ == want) {
-					*byte = &s->prog[t][i].flags;
-					*mask = w->mask;
-					*value = w->value;
-				}
+				if (w->value && n++ == want)
+					*f = (struct fuzz_flag_site){ &s->prog[t][i].flags, w->mask, w->value,
+								      NULL, 0 };
+		}
+	for (unsigned t = 0; t < s->nthreads; t++)
+		for (unsigned i = 0; i < s->ninstr[t]; i++) {
+			struct instr *in = &s->prog[t][i];
+
+			if (instr_desc(in->op) != &op_desc[OP_MAP] || in->block >= s->nblocks ||
+			    s->block[in->block].shape == BS_NONE)
+				continue;
+			for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
+				if (n == want)
+					*f = (struct fuzz_flag_site){ &in->flags, bit, bit,
+								      &s->block[in->block].flags, bit };
 		}
 	return n;
 }
@@ -151,6 +170,7 @@ static inline unsigned fuzz_run_cut(unsigned nsched0, unsigned k)
 struct fuzz_run_saved {
 	uint8_t sched;          /* the schedule byte it overwrote */
 	uint8_t *flag, flag_old;  /* the flag byte it toggled a word of, or NULL */
+	uint8_t *pair, pair_old;  /* a pair site's second byte, or NULL */
 };
 
 #define FUZZ_NO_SITE (~0u)
@@ -161,9 +181,9 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 				struct fuzz_run_saved *sv)
 {
 	unsigned cut;
-	uint8_t mask = 0, value = 0;
+	struct fuzz_flag_site f;
 
-	sv->flag = NULL;
+	sv->flag = sv->pair = NULL;
 	if (!k) {
 		s->nsched = nsched0;
 		return;
@@ -174,9 +194,14 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 	s->nsched = cut + 1;
 	if (site == FUZZ_NO_SITE)
 		return;
-	fuzz_flag_sites(s, site, &sv->flag, &mask, &value);
-	sv->flag_old = *sv->flag;
-	*sv->flag = op_word_toggle(*sv->flag, mask, value);
+	fuzz_flag_sites(s, site, &f);
+	sv->flag = f.byte;
+	sv->flag_old = *f.byte;
+	*f.byte = op_word_toggle(*f.byte, f.mask, f.value);
+	if ((sv->pair = f.pair)) {
+		sv->pair_old = *f.pair;
+		*f.pair ^= f.pair_bit;
+	}
 }
 
 static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned k,
@@ -184,6 +209,8 @@ static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned
 {
 	if (k)
 		s->sched[fuzz_run_cut(nsched0, k)] = sv->sched;
+	if (sv->pair)
+		*sv->pair = sv->pair_old;
 	if (sv->flag)
 		*sv->flag = sv->flag_old;
 	s->nsched = nsched0;
@@ -199,7 +226,7 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 	unsigned nsched0 = s->nsched;
 	/* flag runs: the sites are the same in every run (a run's toggle is
 	 * undone after it), so they are counted once */
-	unsigned nsites = fr->flags ? fuzz_flag_sites(s, FUZZ_NO_SITE, NULL, NULL, NULL) : 0;
+	unsigned nsites = fr->flags ? fuzz_flag_sites(s, FUZZ_NO_SITE, NULL) : 0;
 	uint64_t steps = 0, seed = nsites ? script_tail_seed(s) : 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
