@@ -29,8 +29,10 @@
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
  *                   runs)
- *   FUZZ_RUN_FLAGS  1 (default): odd runs also toggle one flag word of the
- *                   script (fuzz/runs.h, "flag runs"); 0: they do not
+ *   FUZZ_RUN_FLAGS  1 (default): odd runs also toggle one flag site of the
+ *                   script (fuzz/runs.h, "flag runs": one flag word, or a
+ *                   map's young or dirty with its block's); single: one
+ *                   flag word only (the harness before pair sites); 0: none
  *   FUZZ_REPEAT_CACHE 1 (default): an input run again at once (afl-fuzz's
  *                   calibration) gets its map back without running;
  *                   0 runs it (fuzz/repeat_cache.h)

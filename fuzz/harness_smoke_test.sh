@@ -26,7 +26,9 @@
 #      or instructions' flags and replays alone (FUZZ_RUNS=1, flag runs
 #      off), the correct readers stay clean on it, a bad value exits 2;
 #      the same for PAIR_RUN_TXT on ee_sticky_flags, whose reported run
-#      changed a pair site: its block line and its map line both.
+#      changed a pair site: its block line and its map line both, and
+#      which stays clean with FUZZ_RUN_FLAGS=single (no pair sites), with
+#      which FLAG_RUN_TXT's schedule of before pair sites still violates.
 set -u
 HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6 PAIRRUN=$7
 shift 7
@@ -147,6 +149,19 @@ flag_run "$PAIRRUN" ee_sticky_flags
 grep -q '^> block' <<<"$changed" && grep -q '^>   map' <<<"$changed" \
   && ok "a pair site: the block and its map both changed: $(tr '\n' ' ' <<<"$changed")" \
   || fail "not a pair site: changed '$(tr '\n' ' ' <<<"$changed")'"
+FUZZ_RUN_FLAGS=single FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$TMP/pair_run_ee_sticky_flags_4k.bin" 2>/dev/null \
+  && ok "pair_run_ee_sticky_flags_4k: clean with single-word sites only (FUZZ_RUN_FLAGS=single)" \
+  || fail "pair_run_ee_sticky_flags_4k: violates without pair sites"
+# a crash file of the harness before pair sites (this file's schedule then)
+# replays with FUZZ_RUN_FLAGS=single
+sed 's/^schedule .*/schedule 0x3 1x2 0x3 1x3 0/' "$FLAGRUN" >"$TMP/before_pairs.txt"
+if "$ASM" "$TMP/before_pairs.txt" "$TMP/before_pairs.bin"; then
+  FUZZ_RUN_FLAGS=single FUZZ_VARIANT=no_pfn_check "$HARNESS" "$TMP/before_pairs.bin" 2>/dev/null
+  [ $? -eq 134 ] && ok "a crash file from before pair sites replays with FUZZ_RUN_FLAGS=single" \
+    || fail "FUZZ_RUN_FLAGS=single: the file from before pair sites does not replay"
+else
+  fail "script_asm on $TMP/before_pairs.txt"
+fi
 bad FUZZ_RUN_FLAGS=yes FUZZ_RUN_FLAGS
 
 echo "$fails failure(s)"

@@ -19,6 +19,8 @@
  * where h is the input's tail seed: a block's young or dirty bit, one
  * word of an instruction's flags (map's young, dirty, new, a prot; ...),
  * or a pair: a map's young (dirty) with its block's young (dirty).
+ * FUZZ_RUN_FLAGS=single leaves the pair sites out: the runs of the harness
+ * before them (5c326c9 to 659f338), for crash files found then.
  * The bugs that wait for a program, not a schedule (no_pfn_check,
  * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
  * the old block had) are often one flag away from an input AFL++ already
@@ -65,12 +67,13 @@
  * on 16K); and whether odd runs are flag runs. */
 struct fuzz_runs {
 	unsigned fixed;
-	bool flags;     /* flag runs (FUZZ_RUN_FLAGS, default on): odd runs toggle a flag word */
+	bool flags;     /* flag runs (FUZZ_RUN_FLAGS, default on): odd runs toggle a flag site */
+	bool pairs;     /* ... pair sites among them (FUZZ_RUN_FLAGS=single: not) */
 };
 
 /* FUZZ_RUNS and FUZZ_RUN_FLAGS from the environment; false (with a
  * message) if FUZZ_RUNS is neither "auto" nor 1-64, or FUZZ_RUN_FLAGS
- * neither 0 nor 1. */
+ * not 0, 1 or single. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
 	const char *e = getenv("FUZZ_RUNS");
@@ -80,8 +83,10 @@ static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 
 	fr->fixed = 0;
 	fr->flags = !f || !*f || strcmp(f, "0");
-	if (f && *f && strcmp(f, "0") && strcmp(f, "1")) {
-		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 (the default) toggles a flag in odd runs, 0 does not\n", f);
+	fr->pairs = !f || !*f || !strcmp(f, "1");
+	if (f && *f && strcmp(f, "0") && strcmp(f, "1") && strcmp(f, "single")) {
+		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 (the default) toggles a flag site in odd runs, "
+			"single only single-word sites (as before pair sites), 0 none\n", f);
 		return false;
 	}
 	if (!e || !*e || !strcmp(e, "auto"))
@@ -122,9 +127,11 @@ struct fuzz_flag_site {
  * dirty) toggled together with its block's: the bit moves between the old
  * block and the new mapping, or both gain or lose it, the two-flag change
  * the bugs of bits carried across a remap need (ee_sticky_flags: an old
- * block with a bit the new folio lacks). Returns how many; with want below
- * that, *f gets site want. */
-static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, struct fuzz_flag_site *f)
+ * block with a bit the new folio lacks; with pairs false, none: the other
+ * sites keep their numbers). Returns how many; with want below that, *f
+ * gets site want. */
+static inline unsigned fuzz_flag_sites(struct script *s, bool pairs, unsigned want,
+				       struct fuzz_flag_site *f)
 {
 	unsigned n = 0;
 
@@ -144,7 +151,7 @@ static inline unsigned fuzz_flag_sites(struct script *s, unsigned want, struct f
 					*f = (struct fuzz_flag_site){ &s->prog[t][i].flags, w->mask, w->value,
 								      NULL, 0 };
 		}
-	for (unsigned t = 0; t < s->nthreads; t++)
+	for (unsigned t = 0; pairs && t < s->nthreads; t++)
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
 			struct instr *in = &s->prog[t][i];
 
@@ -194,7 +201,7 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 	s->nsched = cut + 1;
 	if (site == FUZZ_NO_SITE)
 		return;
-	fuzz_flag_sites(s, site, &f);
+	fuzz_flag_sites(s, true, site, &f);
 	sv->flag = f.byte;
 	sv->flag_old = *f.byte;
 	*f.byte = op_word_toggle(*f.byte, f.mask, f.value);
@@ -226,7 +233,7 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 	unsigned nsched0 = s->nsched;
 	/* flag runs: the sites are the same in every run (a run's toggle is
 	 * undone after it), so they are counted once */
-	unsigned nsites = fr->flags ? fuzz_flag_sites(s, FUZZ_NO_SITE, NULL) : 0;
+	unsigned nsites = fr->flags ? fuzz_flag_sites(s, fr->pairs, FUZZ_NO_SITE, NULL) : 0;
 	uint64_t steps = 0, seed = nsites ? script_tail_seed(s) : 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
