@@ -20,10 +20,8 @@ const void *parent_cache_get(struct parent_cache *c, uint64_t hash, const uint8_
 {
 	struct parent_cache_entry *e = c->slot[hash % PARENT_CACHE_SLOTS];
 
-	if (!e || e->hash != hash || e->klen != klen || memcmp(e->data, key, klen)) {
-		c->misses++;
+	if (!e || e->hash != hash || e->klen != klen || memcmp(e->data, key, klen))
 		return NULL;
-	}
 	c->hits++;
 	*vlen = e->vlen;
 	return e->data + klen;

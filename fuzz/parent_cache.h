@@ -30,7 +30,7 @@ struct parent_cache_entry;
 struct parent_cache {
 	struct parent_cache_entry *slot[PARENT_CACHE_SLOTS];
 	size_t bytes;           /* held by the entries */
-	uint64_t hits, misses;
+	uint64_t hits;          /* gets that found their key (FUZZ_MUTATOR_STATS) */
 };
 
 /* The value kept for key (hash: of key, by the caller), its size in *vlen;

@@ -100,12 +100,13 @@ struct judging {
 };
 
 /* ---- the report ------------------------------------------------------------ */
-static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
 /* What a report that outgrew its buffer ends with: a whole line saying so,
  * so that what follows it (the harness prints the script next) starts on
  * a line of its own. */
 #define REPORT_CUT "\n  ... (report cut here: it outgrew its buffer, struct violation's detail)\n"
+
+static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 {

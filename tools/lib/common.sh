@@ -320,6 +320,7 @@ find_conf() {
 # same thing whenever it is replayed. tools/campaign records them in
 # campaign.conf at start (runs=, run_flags=); resume, status, triage and
 # minimize take them from there.
+RUN_SETTING_KEYS="runs run_flags"   # campaign.conf keys; each names FUZZ_<KEY>
 # run_settings_conf: the campaign.conf lines for this environment's settings
 run_settings_conf() {
   echo "runs=${FUZZ_RUNS:-auto}"
@@ -331,7 +332,7 @@ run_settings_conf() {
 # recorded leaves the environment as it is.
 conf_run_settings() {
   local conf=$1 key var v set
-  for key in runs run_flags; do
+  for key in $RUN_SETTING_KEYS; do
     v=$(sed -n "s/^$key=//p" "$conf" | tail -1)
     [ -n "$v" ] || continue
     var=FUZZ_${key^^}
@@ -341,6 +342,16 @@ conf_run_settings() {
     fi
     export "$var=$v"
   done
+}
+
+# campaign_defaults DIR: for a tool given a file or directory of a campaign
+# (triage, minimize): TARGET from its campaign.conf unless set already, and
+# the campaign's run settings (conf_run_settings); nothing outside one
+campaign_defaults() {
+  local conf
+  conf=$(find_conf "$1") || return 0
+  [ -n "$TARGET" ] || TARGET=$(sed -n 's/^target=//p' "$conf")
+  conf_run_settings "$conf"
 }
 
 # mutator_lib: the custom mutator (//fuzz:libscript_mutator.so, built in the
