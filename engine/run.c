@@ -284,6 +284,14 @@ static void body(unsigned tid)
 			if (R.m->tlb_on) {
 				static struct violation vio;
 
+				/* a step of its own: a TLB hit reads no memory, so
+				 * without it the access would run glued to the
+				 * thread's previous step (at the start, before any
+				 * other thread), and a writer could never come
+				 * between two touches of one translation - the
+				 * stale-translation bugs' shape (docs/tlb.md) */
+				eng_point(EK_LOAD);
+
 				if (tlb_access(R.m, &eng_tlbs[tid], 0, in->block, in->s, in->flags & 1, &vio) == TLB_BAD) {
 					found(tid, &vio);
 					eng_stop();

@@ -18,14 +18,22 @@
  * k also toggles one flag site of the script, site (h + k / 2) mod sites
  * where h is the input's tail seed: a block's young or dirty bit, one
  * word of an instruction's flags (map's young, dirty, new, a prot; ...),
- * or a pair: a map's young (dirty) with its block's young (dirty).
- * FUZZ_RUN_FLAGS=single leaves the pair sites out: the runs of the harness
- * before them (5c326c9 to 659f338), for crash files found then.
+ * or a pair: a map's young (dirty) with its block's young (dirty); on a
+ * script with a TLB model, also a warm site per touch: the touch's
+ * translation already in its thread's TLB at the start (a tlb_entry line
+ * appended).
+ * Older harnesses' runs, for crash files found with them:
+ * FUZZ_RUN_FLAGS=single leaves out the pair and warm sites (5c326c9 to
+ * 659f338), FUZZ_RUN_FLAGS=pairs the warm sites (0402672 to 87f014b); the
+ * two differ from 1 only on scripts with map instructions or a tlb line.
  * The bugs that wait for a program, not a schedule (no_pfn_check,
  * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
  * the old block had) are often one flag away from an input AFL++ already
  * has; a run explores that neighbour at the cost of one engine run instead
- * of a queue entry and an execution (docs/fuzzing.md, "Flag runs").
+ * of a queue entry and an execution (docs/fuzzing.md, "Flag runs"). So
+ * are the stale-translation bugs (wrprotect_no_flush: a write through a
+ * translation cached writable before the wrprotect) one cached
+ * translation away from a program with a single touch.
  *
  * How many: FUZZ_RUNS=N (1-64) exactly N; unset or "auto" (the default)
  * runs until the input's runs have taken FUZZ_STEP_BUDGET engine steps
@@ -65,28 +73,40 @@
 /* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
  * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
  * on 16K); and whether odd runs are flag runs. */
+/* Which flag sites odd runs choose from (FUZZ_RUN_FLAGS), each level
+ * the sites of the one before and more, numbered after them. */
+enum fuzz_sites {
+	FUZZ_SITES_NONE,        /* 0: no flag runs */
+	FUZZ_SITES_SINGLE,      /* single: block and instruction flag words */
+	FUZZ_SITES_PAIRS,       /* pairs: and map + block pairs */
+	FUZZ_SITES_ALL,         /* 1, the default: and warm TLB entries */
+};
+
 struct fuzz_runs {
 	unsigned fixed;
-	bool flags;     /* flag runs (FUZZ_RUN_FLAGS, default on): odd runs toggle a flag site */
-	bool pairs;     /* ... pair sites among them (FUZZ_RUN_FLAGS=single: not) */
+	enum fuzz_sites sites;
 };
 
 /* FUZZ_RUNS and FUZZ_RUN_FLAGS from the environment; false (with a
  * message) if FUZZ_RUNS is neither "auto" nor 1-64, or FUZZ_RUN_FLAGS
- * not 0, 1 or single. */
+ * not 0, 1, single or pairs. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
+	static const char *const names[] = { "0", "single", "pairs", "1" };
 	const char *e = getenv("FUZZ_RUNS");
 	const char *f = getenv("FUZZ_RUN_FLAGS");
 	char *end;
 	unsigned long n;
 
 	fr->fixed = 0;
-	fr->flags = !f || !*f || strcmp(f, "0");
-	fr->pairs = !f || !*f || !strcmp(f, "1");
-	if (f && *f && strcmp(f, "0") && strcmp(f, "1") && strcmp(f, "single")) {
+	fr->sites = FUZZ_SITES_ALL;
+	for (unsigned i = 0; f && *f && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(f, names[i]))
+			f = NULL, fr->sites = (enum fuzz_sites)i;
+	if (f && *f) {
 		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 (the default) toggles a flag site in odd runs, "
-			"single only single-word sites (as before pair sites), 0 none\n", f);
+			"0 none; single (as before pair sites) and pairs (as before warm TLB "
+			"sites) replay older crash files\n", f);
 		return false;
 	}
 	if (!e || !*e || !strcmp(e, "auto"))
@@ -114,10 +134,12 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 }
 
 /* One flag site: a word of a flag byte (mask, value: op_word_toggle) and,
- * for a pair site, a bit of a second byte toggled with it. */
+ * for a pair site, a bit of a second byte toggled with it; or, for a warm
+ * site (byte NULL), a tlb_entry line to append. */
 struct fuzz_flag_site {
 	uint8_t *byte, mask, value;
 	uint8_t *pair, pair_bit;        /* NULL: a single word */
+	uint8_t warm[4];                /* thread, block, entry, flags of the tlb_entry */
 };
 
 /* The flag sites of s, in this order: young and dirty of each block that
@@ -128,11 +150,18 @@ struct fuzz_flag_site {
  * block and the new mapping, or both gain or lose it, the two-flag change
  * the bugs of bits carried across a remap need (ee_sticky_flags: an old
  * block with a bit the new folio lacks; with pairs false, none: the other
- * sites keep their numbers). Returns how many; with want below that, *f
- * gets site want. */
-static inline unsigned fuzz_flag_sites(struct script *s, bool pairs, unsigned want,
+ * sites keep their numbers); and warm sites, on a script with a TLB and
+ * room for a tlb_entry line, one per touch of a block that has entries:
+ * the line that walks what the touch would (thread, block, entry, a
+ * write or not), so the program runs with that translation cached from
+ * the start, the state a stale-translation bug needs before the writer
+ * that should flush it. Returns how many; with want below that, *f gets
+ * site want. */
+static inline unsigned fuzz_flag_sites(struct script *s, enum fuzz_sites level, unsigned want,
 				       struct fuzz_flag_site *f)
 {
+	bool pairs = level >= FUZZ_SITES_PAIRS;
+	bool warm = level >= FUZZ_SITES_ALL && s->tlb && s->ntlb_init < SCRIPT_MAX_TLB_INIT;
 	unsigned n = 0;
 
 	for (unsigned b = 0; b < s->nblocks; b++) {
@@ -140,7 +169,7 @@ static inline unsigned fuzz_flag_sites(struct script *s, bool pairs, unsigned wa
 			continue;
 		for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
 			if (n == want)
-				*f = (struct fuzz_flag_site){ &s->block[b].flags, bit, bit, NULL, 0 };
+				*f = (struct fuzz_flag_site){ &s->block[b].flags, bit, bit };
 	}
 	for (unsigned t = 0; t < s->nthreads; t++)
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
@@ -148,8 +177,8 @@ static inline unsigned fuzz_flag_sites(struct script *s, bool pairs, unsigned wa
 
 			for (const struct op_word *w = d ? d->words : NULL; w && w->word; w++)
 				if (w->value && n++ == want)
-					*f = (struct fuzz_flag_site){ &s->prog[t][i].flags, w->mask, w->value,
-								      NULL, 0 };
+					*f = (struct fuzz_flag_site){ &s->prog[t][i].flags, w->mask,
+								      w->value };
 		}
 	for (unsigned t = 0; pairs && t < s->nthreads; t++)
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
@@ -162,6 +191,17 @@ static inline unsigned fuzz_flag_sites(struct script *s, bool pairs, unsigned wa
 				if (n == want)
 					*f = (struct fuzz_flag_site){ &in->flags, bit, bit,
 								      &s->block[in->block].flags, bit };
+		}
+	for (unsigned t = 0; warm && t < s->nthreads; t++)
+		for (unsigned i = 0; i < s->ninstr[t]; i++) {
+			const struct instr *in = &s->prog[t][i];
+
+			if (in->op != SI_TOUCH || in->block >= s->nblocks ||
+			    s->block[in->block].shape == BS_NONE)
+				continue;
+			if (n++ == want)
+				*f = (struct fuzz_flag_site){ .warm = { (uint8_t)t, in->block, in->s,
+									(uint8_t)(in->flags & 1) } };
 		}
 	return n;
 }
@@ -178,6 +218,7 @@ struct fuzz_run_saved {
 	uint8_t sched;          /* the schedule byte it overwrote */
 	uint8_t *flag, flag_old;  /* the flag byte it toggled a word of, or NULL */
 	uint8_t *pair, pair_old;  /* a pair site's second byte, or NULL */
+	bool warm;              /* it appended a tlb_entry line */
 };
 
 #define FUZZ_NO_SITE (~0u)
@@ -191,6 +232,7 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 	struct fuzz_flag_site f;
 
 	sv->flag = sv->pair = NULL;
+	sv->warm = false;
 	if (!k) {
 		s->nsched = nsched0;
 		return;
@@ -201,7 +243,15 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 	s->nsched = cut + 1;
 	if (site == FUZZ_NO_SITE)
 		return;
-	fuzz_flag_sites(s, true, site, &f);
+	fuzz_flag_sites(s, FUZZ_SITES_ALL, site, &f);
+	if (!f.byte) {
+		s->tlb_init[s->ntlb_init].thread = f.warm[0];
+		s->tlb_init[s->ntlb_init].block = f.warm[1];
+		s->tlb_init[s->ntlb_init].entry = f.warm[2];
+		s->tlb_init[s->ntlb_init++].flags = f.warm[3];
+		sv->warm = true;
+		return;
+	}
 	sv->flag = f.byte;
 	sv->flag_old = *f.byte;
 	*f.byte = op_word_toggle(*f.byte, f.mask, f.value);
@@ -220,6 +270,7 @@ static inline void fuzz_run_restore(struct script *s, unsigned nsched0, unsigned
 		*sv->pair = sv->pair_old;
 	if (sv->flag)
 		*sv->flag = sv->flag_old;
+	s->ntlb_init -= sv->warm;
 	s->nsched = nsched0;
 }
 
@@ -233,7 +284,7 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 	unsigned nsched0 = s->nsched;
 	/* flag runs: the sites are the same in every run (a run's toggle is
 	 * undone after it), so they are counted once */
-	unsigned nsites = fr->flags ? fuzz_flag_sites(s, fr->pairs, FUZZ_NO_SITE, NULL) : 0;
+	unsigned nsites = fr->sites ? fuzz_flag_sites(s, fr->sites, FUZZ_NO_SITE, NULL) : 0;
 	uint64_t steps = 0, seed = nsites ? script_tail_seed(s) : 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
