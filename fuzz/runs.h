@@ -8,8 +8,10 @@
  * one. So the harness runs each input several times: run 0 is the script
  * as read; run k > 0 is the script with its schedule cut to the first
  * 3/4, 1/2, 1/4, 0, 3/4, ... (k = 1, 2, 3, 4, 5, ...) of its entries and
- * one entry appended, of thread (k - 1) mod nthreads running
- * (k - 1) / 4 + 1 steps (so no two runs share their bytes), so that the
+ * one entry appended, of thread (k - 1 + (k - 1) / 4) mod nthreads
+ * running (k - 1) / 4 + 1 steps (so no two runs share their bytes, and
+ * with two threads each cut meets each thread, and the odd runs too), so
+ * that the
  * engine's tail, seeded by the script's bytes (docs/script-format.md),
  * re-draws the rest of the interleaving: fresh PCT or random tails behind
  * shorter and shorter prefixes of the input's own schedule.
@@ -24,8 +26,10 @@
  * appended).
  * Older harnesses' runs, for crash files found with them:
  * FUZZ_RUN_FLAGS=single leaves out the pair and warm sites (5c326c9 to
- * 659f338), FUZZ_RUN_FLAGS=pairs the warm sites (0402672 to 87f014b); the
- * two differ from 1 only on scripts with map instructions or a tlb line.
+ * 659f338), FUZZ_RUN_FLAGS=pairs the warm sites (0402672 to 87f014b); both
+ * (and 0) append thread (k - 1) mod nthreads as those harnesses did, so
+ * that with two threads the odd runs, the flag runs, only ever appended
+ * thread 0: a toucher first in the script always ran early in them.
  * The bugs that wait for a program, not a schedule (no_pfn_check,
  * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
  * the old block had) are often one flag away from an input AFL++ already
@@ -223,12 +227,13 @@ struct fuzz_run_saved {
 
 #define FUZZ_NO_SITE (~0u)
 
-/* Make s (read with nsched0 schedule entries) run k, with flag site number
- * site toggled (FUZZ_NO_SITE: none; fuzz_run_input chooses it). */
-static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, unsigned site,
-				struct fuzz_run_saved *sv)
+/* Make s (read with nsched0 schedule entries) run k of level's harness,
+ * with flag site number site toggled (FUZZ_NO_SITE: none; fuzz_run_input
+ * chooses it). */
+static inline void fuzz_run_set(struct script *s, enum fuzz_sites level, unsigned nsched0,
+				unsigned k, unsigned site, struct fuzz_run_saved *sv)
 {
-	unsigned cut;
+	unsigned cut, t = k - 1;
 	struct fuzz_flag_site f;
 
 	sv->flag = sv->pair = NULL;
@@ -239,7 +244,9 @@ static inline void fuzz_run_set(struct script *s, unsigned nsched0, unsigned k, 
 	}
 	cut = fuzz_run_cut(nsched0, k);
 	sv->sched = s->sched[cut];
-	s->sched[cut] = (uint8_t)((k - 1) % s->nthreads | ((k - 1) / 4 % 32) << 3);
+	if (level == FUZZ_SITES_ALL)
+		t += (k - 1) / 4;
+	s->sched[cut] = (uint8_t)(t % s->nthreads | ((k - 1) / 4 % 32) << 3);
 	s->nsched = cut + 1;
 	if (site == FUZZ_NO_SITE)
 		return;
@@ -291,7 +298,7 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 		struct fuzz_run_saved sv;
 		unsigned site = nsites && (k & 1) ? (unsigned)((seed + k / 2) % nsites) : FUZZ_NO_SITE;
 
-		fuzz_run_set(s, nsched0, k, site, &sv);
+		fuzz_run_set(s, fr->sites, nsched0, k, site, &sv);
 		run_script(s, o, r);
 		if (stop(r, arg))
 			return true;
