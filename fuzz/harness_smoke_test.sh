@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM FLAG_RUN_TXT PAIR_RUN_TXT SEED.bin...
+# fuzz/harness_smoke_test.sh HARNESS DECODER EMPTY CRASH_TXT SCRIPT_ASM FLAG_RUN_TXT PAIR_RUN_TXT WARM_RUN_TXT SEED.bin...
 #
 # The fuzz targets' standalone drivers (default config, no AFL):
 #   1. the harness runs every binary seed on baseline 4k and 16k without
@@ -28,10 +28,15 @@
 #      the same for PAIR_RUN_TXT on ee_sticky_flags, whose reported run
 #      changed a pair site: its block line and its map line both, and
 #      which stays clean with FUZZ_RUN_FLAGS=single (no pair sites), with
-#      which FLAG_RUN_TXT's schedule of before pair sites still violates.
+#      which FLAG_RUN_TXT's schedule of before pair sites still violates,
+#      and which FUZZ_RUN_FLAGS=pairs (the harness before warm sites and
+#      the new rotation) still catches; the same for WARM_RUN_TXT on
+#      wrprotect_no_flush (stale_tlb_access), whose reported run gained a
+#      tlb_entry line (a warm site) and which stays clean with
+#      FUZZ_RUN_FLAGS=pairs.
 set -u
-HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6 PAIRRUN=$7
-shift 7
+HARNESS=$1 DECODER=$2 EMPTY=$3 CRASH=$4 ASM=$5 FLAGRUN=$6 PAIRRUN=$7 WARMRUN=$8
+shift 8
 SEEDS=("$@")
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fails=0
@@ -117,21 +122,21 @@ for g in 4k 16k; do
 done
 
 # 9
-# flag_run FILE VARIANT: clean with flag runs off, phantom_bit with them on;
-# the reported run's changed lines in $changed; it replays alone; the
-# correct readers stay clean
+# flag_run FILE VARIANT [KIND]: clean with flag runs off, KIND (default
+# phantom_bit) with them on; the reported run's changed lines in $changed;
+# it replays alone; the correct readers stay clean
 flag_run() {
-  local file=$1 v=$2 name rc
+  local file=$1 v=$2 kind=${3:-phantom_bit} name rc
   name=$(basename "$file" .txt)
   "$ASM" "$file" "$TMP/$name.bin" || { fail "script_asm on $file"; return; }
   FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>/dev/null \
     && ok "$name: flag runs off: clean on $v" || fail "$name: flag runs off: not clean on $v"
   FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>"$TMP/$name.report"
   rc=$?
-  [ $rc -eq 134 ] && grep -q '^==== contpte violation: phantom_bit' "$TMP/$name.report" \
-    && ok "$name: flag runs on (default): phantom_bit on $v" || fail "$name: flag runs on: rc $rc, $(head -1 "$TMP/$name.report")"
+  [ $rc -eq 134 ] && grep -q "^==== contpte violation: $kind" "$TMP/$name.report" \
+    && ok "$name: flag runs on (default): $kind on $v" || fail "$name: flag runs on: rc $rc, $(head -1 "$TMP/$name.report")"
   sed -n '/^---- script/,/^---- end of script/p' "$TMP/$name.report" | sed '1d;$d' > "$TMP/${name}_report.txt"
-  changed=$(diff <(grep -E '^(block|  )' "$file") <(grep -E '^(block|  )' "$TMP/${name}_report.txt") | grep '^>')
+  changed=$(diff <(grep -E '^(block|tlb_entry|  )' "$file") <(grep -E '^(block|tlb_entry|  )' "$TMP/${name}_report.txt") | grep '^>')
   if "$ASM" "$TMP/${name}_report.txt" "$TMP/${name}_report.bin"; then
     FUZZ_RUNS=1 FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=$v "$HARNESS" "$TMP/${name}_report.bin" 2>/dev/null
     [ $? -eq 134 ] && ok "$name: the reported flag run replays alone" || fail "$name: the reported flag run does not replay alone"
@@ -162,6 +167,16 @@ if "$ASM" "$TMP/before_pairs.txt" "$TMP/before_pairs.bin"; then
 else
   fail "script_asm on $TMP/before_pairs.txt"
 fi
+FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$TMP/pair_run_ee_sticky_flags_4k.bin" 2>/dev/null
+[ $? -eq 134 ] && ok "pair_run_ee_sticky_flags_4k: caught by the runs before warm sites (FUZZ_RUN_FLAGS=pairs)" \
+  || fail "FUZZ_RUN_FLAGS=pairs: pair_run_ee_sticky_flags_4k, found with those runs, is clean"
+flag_run "$WARMRUN" wrprotect_no_flush stale_tlb_access
+grep -q '^> tlb_entry 0 0 7 write' <<<"$changed" \
+  && ok "a warm site: the reported run gained the touch's tlb_entry line" \
+  || fail "not a warm site: changed '$(tr '\n' ' ' <<<"$changed")'"
+FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=wrprotect_no_flush "$HARNESS" "$TMP/warm_run_wrprotect_no_flush_4k.bin" 2>/dev/null \
+  && ok "warm_run_wrprotect_no_flush_4k: clean without warm sites (FUZZ_RUN_FLAGS=pairs)" \
+  || fail "warm_run_wrprotect_no_flush_4k: violates without warm sites"
 bad FUZZ_RUN_FLAGS=yes FUZZ_RUN_FLAGS
 
 echo "$fails failure(s)"
