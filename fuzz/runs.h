@@ -11,10 +11,10 @@
  * one entry appended, of thread (k - 1 + (k - 1) / 4) mod nthreads
  * running (k - 1) / 4 + 1 steps (so no two runs share their bytes, and
  * with two threads each cut meets each thread, and the odd runs too), so
- * that the
- * engine's tail, seeded by the script's bytes (docs/script-format.md),
- * re-draws the rest of the interleaving: fresh PCT or random tails behind
- * shorter and shorter prefixes of the input's own schedule.
+ * that the engine's tail, seeded by the script's bytes
+ * (docs/script-format.md), re-draws the rest of the interleaving: fresh
+ * PCT or random tails behind shorter and shorter prefixes of the input's
+ * own schedule.
  *
  * Flag runs (FUZZ_RUN_FLAGS=1, the default; 0 turns them off): an odd run
  * k also toggles one flag site of the script, site (h + k / 2) mod sites
@@ -74,11 +74,9 @@
 #define FUZZ_STEP_BUDGET 1600
 #define FUZZ_RUNS_AUTO_16K 2
 
-/* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
- * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
- * on 16K); and whether odd runs are flag runs. */
 /* Which flag sites odd runs choose from (FUZZ_RUN_FLAGS), each level
- * the sites of the one before and more, numbered after them. */
+ * the sites of the one before and more, numbered after them; below ALL,
+ * the old rotation of appended threads too (fuzz_run_set). */
 enum fuzz_sites {
 	FUZZ_SITES_NONE,        /* 0: no flag runs */
 	FUZZ_SITES_SINGLE,      /* single: block and instruction flag words */
@@ -86,6 +84,9 @@ enum fuzz_sites {
 	FUZZ_SITES_ALL,         /* 1, the default: and warm TLB entries */
 };
 
+/* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
+ * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
+ * on 16K); and which flag sites its odd runs toggle. */
 struct fuzz_runs {
 	unsigned fixed;
 	enum fuzz_sites sites;
