@@ -24,6 +24,8 @@
  * script with a TLB model, also a warm site per touch: the touch's
  * translation already in its thread's TLB at the start (a tlb_entry line
  * appended).
+ * FUZZ_RUN_FLAGS=warm is the same as 1 (the name campaign.conf records,
+ * so that a later generation of runs does not change what it means).
  * Older harnesses' runs, for crash files found with them:
  * FUZZ_RUN_FLAGS=single leaves out the pair and warm sites (5c326c9 to
  * 659f338), FUZZ_RUN_FLAGS=pairs the warm sites (0402672 to 87f014b); both
@@ -81,7 +83,7 @@ enum fuzz_sites {
 	FUZZ_SITES_NONE,        /* 0: no flag runs */
 	FUZZ_SITES_SINGLE,      /* single: block and instruction flag words */
 	FUZZ_SITES_PAIRS,       /* pairs: and map + block pairs */
-	FUZZ_SITES_ALL,         /* 1, the default: and warm TLB entries */
+	FUZZ_SITES_ALL,         /* 1 or warm, the default: and warm TLB entries */
 };
 
 /* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
@@ -97,7 +99,8 @@ struct fuzz_runs {
  * not 0, 1, single or pairs. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
-	static const char *const names[] = { "0", "single", "pairs", "1" };
+	/* as campaign.conf records them (run_flags=); "1" is the newest */
+	static const char *const names[] = { "0", "single", "pairs", "warm" };
 	const char *e = getenv("FUZZ_RUNS");
 	const char *f = getenv("FUZZ_RUN_FLAGS");
 	char *end;
@@ -105,13 +108,15 @@ static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 
 	fr->fixed = 0;
 	fr->sites = FUZZ_SITES_ALL;
+	if (f && !strcmp(f, "1"))
+		f = NULL;
 	for (unsigned i = 0; f && *f && i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(f, names[i]))
 			f = NULL, fr->sites = (enum fuzz_sites)i;
 	if (f && *f) {
-		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 (the default) toggles a flag site in odd runs, "
-			"0 none; single (as before pair sites) and pairs (as before warm TLB "
-			"sites) replay older crash files\n", f);
+		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 or warm (the default) toggles a flag site in "
+			"odd runs, 0 none; single (as before pair sites) and pairs (as before warm "
+			"TLB sites) replay older crash files\n", f);
 		return false;
 	}
 	if (!e || !*e || !strcmp(e, "auto"))

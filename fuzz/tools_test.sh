@@ -30,10 +30,13 @@
 #   6. a campaign's run settings (campaign.conf's runs= and run_flags=,
 #      which tools/campaign records at start) decide how tools/triage
 #      replays its crash files: FLAG_RUN_TXT violates no_pfn_check only
-#      in a flag run, so it reproduces under run_flags=1 and not under 0;
+#      in a flag run, so it reproduces under run_flags=warm and not under 0;
 #      an environment that contradicts the campaign stops triage (exit 2,
-#      both values named); a campaign.conf from before they were recorded
-#      leaves the environment in charge.
+#      both values named), FUZZ_RUN_FLAGS=1 is the same as warm; a
+#      campaign.conf that records run_flags=1 (before the runs' generations
+#      had names) replays with pairs and a note, or what the environment
+#      says; one from before they were recorded leaves the environment in
+#      charge.
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7
 shift 7
@@ -168,10 +171,10 @@ triage6() {  # triage6 [VAR=VALUE...]: tools/triage on the campaign, FUZZ_RUNS a
   (cd "$TMP" && env -u FUZZ_RUNS -u FUZZ_RUN_FLAGS FUZZ_BIN_DIR="$TMP/bin" "$@" tools/triage "$C" -o "$TMP/tri6") \
     >"$TMP/tri6.log" 2>&1
 }
-for rf in 1 0; do
+for rf in warm 0; do
   printf 'target=no_pfn_check:4k\nruns=auto\nrun_flags=%s\n' "$rf" >"$C/campaign.conf"
   triage6; rc=$?
-  if [ "$rf" = 1 ]; then want='1 reproduce a violation, 0 do not'; else want='0 reproduce a violation, 1 do not'; fi
+  if [ "$rf" = warm ]; then want='1 reproduce a violation, 0 do not'; else want='0 reproduce a violation, 1 do not'; fi
   [ $rc -eq 0 ] && grep -q "$want" "$TMP/tri6.log" && ok "campaign with run_flags=$rf: triage replays its crash so ($want)" \
     || fail "campaign with run_flags=$rf: rc $rc, $(head -2 "$TMP/tri6.log" | tr '\n' ' ')"
 done
@@ -179,6 +182,18 @@ triage6 FUZZ_RUN_FLAGS=1; rc=$?
 [ $rc -eq 2 ] && grep -q "FUZZ_RUN_FLAGS=1: the campaign of .* runs with FUZZ_RUN_FLAGS=0" "$TMP/tri6.log" \
   && ok "FUZZ_RUN_FLAGS=1 against a campaign of run_flags=0: exit 2, named" \
   || fail "a contradicting FUZZ_RUN_FLAGS: rc $rc, $(cat "$TMP/tri6.log")"
+printf 'target=no_pfn_check:4k\nruns=auto\nrun_flags=warm\n' >"$C/campaign.conf"
+triage6 FUZZ_RUN_FLAGS=1 && grep -q '1 reproduce a violation, 0 do not' "$TMP/tri6.log" \
+  && ok "FUZZ_RUN_FLAGS=1 against a campaign of run_flags=warm: the same runs, accepted" \
+  || fail "FUZZ_RUN_FLAGS=1 against run_flags=warm: $(head -2 "$TMP/tri6.log" | tr '\n' ' ')"
+# a campaign.conf of before the generations had names: run_flags=1 meant
+# pairs (or single); pairs unless the environment says, with a note
+printf 'target=no_pfn_check:4k\nruns=auto\nrun_flags=1\n' >"$C/campaign.conf"
+triage6 && grep -q 'records run_flags=1, from before .* FUZZ_RUN_FLAGS=pairs' "$TMP/tri6.log" \
+  && grep -q '1 reproduce a violation, 0 do not' "$TMP/tri6.log" \
+  && triage6 FUZZ_RUN_FLAGS=0 && grep -q '0 reproduce a violation, 1 do not' "$TMP/tri6.log" \
+  && ok "a campaign.conf with run_flags=1 (unnamed): pairs with a note, the environment may choose" \
+  || fail "a campaign.conf with run_flags=1: $(head -3 "$TMP/tri6.log" | tr '\n' ' ')"
 printf 'target=no_pfn_check:4k\n' >"$C/campaign.conf"
 triage6 FUZZ_RUN_FLAGS=0; rc=$?
 grep -q '0 reproduce a violation, 1 do not' "$TMP/tri6.log" && triage6 && grep -q '1 reproduce a violation, 0 do not' "$TMP/tri6.log" \

@@ -321,15 +321,23 @@ find_conf() {
 # campaign.conf at start (runs=, run_flags=); resume, status, triage and
 # minimize take them from there.
 RUN_SETTING_KEYS="runs run_flags"   # campaign.conf keys; each names FUZZ_<KEY>
+# run_flags_name VALUE: FUZZ_RUN_FLAGS's generation by name: "1" (unset)
+# means the newest, warm (fuzz/runs.h); a later generation gets a new name
+run_flags_name() {
+  case ${1:-1} in 1) echo warm ;; *) echo "$1" ;; esac
+}
 # run_settings_conf: the campaign.conf lines for this environment's settings
 run_settings_conf() {
   echo "runs=${FUZZ_RUNS:-auto}"
-  echo "run_flags=${FUZZ_RUN_FLAGS:-1}"
+  echo "run_flags=$(run_flags_name "${FUZZ_RUN_FLAGS:-}")"
 }
 # conf_run_settings CONF: export FUZZ_RUNS and FUZZ_RUN_FLAGS as CONF records
 # them; dies if the environment sets one to another value (it would replay
 # other runs than the campaign's). A campaign.conf from before they were
-# recorded leaves the environment as it is.
+# recorded leaves the environment as it is. One that records run_flags=1
+# (e2e5b95 to 0f6a3d9, before the generations had names) ran the pair
+# sites' runs (pairs) if started after 0402672, else single: pairs unless
+# the environment says which, with a note.
 conf_run_settings() {
   local conf=$1 key var v set
   for key in $RUN_SETTING_KEYS; do
@@ -337,8 +345,16 @@ conf_run_settings() {
     [ -n "$v" ] || continue
     var=FUZZ_${key^^}
     set=${!var:-}
+    if [ "$key" = run_flags ] && [ "$v" = 1 ]; then
+      echo "$tool: $conf records run_flags=1, from before the runs' generations had names:" \
+           "replaying with FUZZ_RUN_FLAGS=${set:-pairs} (pairs: started at 0402672 or later;" \
+           "single: before; set FUZZ_RUN_FLAGS to choose)" >&2
+      export "$var=${set:-pairs}"
+      continue
+    fi
+    [ "$key" != run_flags ] || [ -z "$set" ] || set=$(run_flags_name "$set")
     if [ -n "$set" ] && [ "$set" != "$v" ]; then
-      die "$var=$set: the campaign of $conf runs with $var=$v (its inputs and crash files are runs of that setting); unset $var"
+      die "$var=${!var}: the campaign of $conf runs with $var=$v (its inputs and crash files are runs of that setting); unset $var"
     fi
     export "$var=$v"
   done
