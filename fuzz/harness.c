@@ -29,13 +29,13 @@
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
  *                   runs)
- *   FUZZ_RUN_FLAGS  1 (default): odd runs also toggle one flag site of the
- *                   script (fuzz/runs.h, "flag runs": one flag word, a
- *                   map's young or dirty with its block's, or with a TLB
- *                   a touch's translation cached at the start); single:
- *                   one flag word only (the harness before pair sites);
- *                   pairs: no warm TLB sites (the harness before them);
- *                   0: none
+ *   FUZZ_RUN_FLAGS  1 or warm (default): odd runs also toggle one flag
+ *                   site of the script (fuzz/runs.h, "flag runs": one
+ *                   flag word, a map's young or dirty with its block's,
+ *                   or with a TLB a touch's translation cached at the
+ *                   start); single: one flag word only (the harness
+ *                   before pair sites); pairs: no warm TLB sites (the
+ *                   harness before them); 0: none
  *   FUZZ_REPEAT_CACHE 1 (default): an input run again at once (afl-fuzz's
  *                   calibration) gets its map back without running;
  *                   0 runs it (fuzz/repeat_cache.h)
