@@ -8,6 +8,9 @@
 #                  on the correct tree; a TLB-model one (a tlb line) runs
 #                  clean without it, and on the correct tree with it, and
 #                  one with tlb_entry lines clean without them
+# a read's report lists its target entry and ends with the legend, also
+# when a 16K block's 128 histories outgrow the report's buffer (the others
+# are then left out, counted);
 # and the corpus keeps its coverage: every writer op, both read kinds, the
 # hardware and grace-period steps and all three granules appear in the
 # seeds, and every mutant of the catalogue has a crash script.
@@ -46,6 +49,14 @@ for f in "$here"/crashes/*.txt; do
     fi
     rm -f "$notlb"
   fi
+done
+
+# the report of a read keeps its target entry and legend (a 16K one too)
+for f in "$here"/crashes/*_16k.txt; do
+  out=$("$engine" replay "$f")
+  grep -q '^  reader: ' <<<"$out" || continue    # not a read's violation
+  grep -q '^ *[0-9]*\* P ' <<<"$out" && grep -q '^  legend: ' <<<"$out" && ! grep -q 'report cut here' <<<"$out" \
+    || { echo "FAIL: $f: the report lacks its target entry or legend, or was cut"; fail=1; }
 done
 
 # coverage of the seeds

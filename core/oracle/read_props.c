@@ -104,6 +104,10 @@ struct judging {
  * so that what follows it (the harness prints the script next) starts on
  * a line of its own. */
 #define REPORT_CUT "\n  ... (report cut here: it outgrew its buffer, struct violation's detail)\n"
+/* Room a read's report keeps for its target entry and legend: past it the
+ * other entries are left out (counted), so the target's history is shown
+ * whatever the block's size. */
+#define REPORT_RESERVE 1536
 
 static void put(char *buf, size_t len, size_t *off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -184,6 +188,41 @@ static bool notable(const struct judging *J, unsigned j, const char *const *name
 	return false;
 }
 
+/* One entry of a read's report: its values before (P) and after (Q) the
+ * read, and those it held during it, oldest first, each with the store
+ * that gave it. */
+static void describe_entry(const struct judging *J, unsigned j, const char *const *named,
+			   char *buf, size_t len, size_t *off)
+{
+	const struct read_obs *o = J->o;
+	int order[MAX_VALUES], n = 0;
+	char src[128];
+
+	put(buf, len, off, "  %3u%s P %s%s%s\n", j, j == o->t ? "*" : " ",
+	    pm_format(o->P[j], J->shift).s, named[j] ? "   <- " : "", named[j] ? named[j] : "");
+	put(buf, len, off, "       Q %s\n", o->Q[j] == o->P[j] ? "the same" : pm_format(o->Q[j], J->shift).s);
+	/* the values it held, oldest first, each once (if more than P alone) */
+	for (int i = 0; i < J->nvals[j]; i++) {
+		bool seen = false;
+
+		for (int k = 0; k < n && !seen; k++)
+			seen = J->vals[j][order[k]] == J->vals[j][i];
+		if (!seen)
+			order[n++] = i;
+	}
+	for (int a = 1; a < n; a++)          /* by when: insertion sort on age */
+		for (int b = a; b > 0 && age(J, j, order[b]) < age(J, j, order[b - 1]); b--) {
+			int x = order[b];
+
+			order[b] = order[b - 1];
+			order[b - 1] = x;
+		}
+	for (int k = 0; k < n && (n > 1 || J->vals[j][order[0]] != o->P[j]); k++) {
+		source(J, j, order[k], src, sizeof(src));
+		put(buf, len, off, "         %s  (%s)\n", pm_format(J->vals[j][order[k]], J->shift).s, src);
+	}
+}
+
 /*
  * The report of a read: who read what and got what, the window, why the
  * verdict (what), every notable entry with the values it held during the
@@ -194,7 +233,8 @@ static void describe(const struct judging *J, const char *why, const char *const
 {
 	const struct read_obs *o = J->o;
 	unsigned cont = J->m->cont, folded = 0, fold_from = 0;
-	char *buf = J->out->detail, src[128];
+	unsigned nleft = 0, left_from = 0, left_to = 0;   /* entries left out */
+	char *buf = J->out->detail;
 	size_t len = sizeof(J->out->detail), off = 0;
 
 	J->out->has_read = true;
@@ -216,7 +256,17 @@ static void describe(const struct judging *J, const char *why, const char *const
 	    J->hw_quiet ? "quiet (no update during the read)" : "active (updates during the read)");
 	put(buf, len, &off, "  entries (* the target; P before the read, Q after it; then the values it held during the read, oldest first):\n");
 	for (unsigned j = 0; j <= cont; j++) {
-		if (j < cont && !notable(J, j, named)) {
+		/* near the buffer's end only the target is listed (a 16K
+		 * block's 128 histories outgrow it): the others are counted */
+		bool room = off + REPORT_RESERVE < len;
+
+		if (j < cont && !room && j != o->t) {
+			if (!nleft++)
+				left_from = j;
+			left_to = j;
+			continue;
+		}
+		if (j < cont && room && !notable(J, j, named)) {
 			if (!folded++)
 				fold_from = j;
 			continue;
@@ -226,34 +276,14 @@ static void describe(const struct judging *J, const char *why, const char *const
 			    fold_from, folded > 1 ? "-" : " ", folded > 1 ? fold_from + folded - 1 : fold_from);
 			folded = 0;
 		}
+		if (nleft) {
+			put(buf, len, &off, "  %3u-%-4u left out (%u entries): the report's buffer, struct violation's detail (%zu bytes), is nearly full\n",
+			    left_from, left_to, nleft, len);
+			nleft = 0;
+		}
 		if (j == cont)
 			break;
-		put(buf, len, &off, "  %3u%s P %s%s%s\n", j, j == o->t ? "*" : " ",
-		    pm_format(o->P[j], J->shift).s, named[j] ? "   <- " : "", named[j] ? named[j] : "");
-		put(buf, len, &off, "       Q %s\n", o->Q[j] == o->P[j] ? "the same" : pm_format(o->Q[j], J->shift).s);
-		/* the values it held, oldest first, each once (if more than
-		 * P alone) */
-		int order[MAX_VALUES], n = 0;
-
-		for (int i = 0; i < J->nvals[j]; i++) {
-			bool seen = false;
-
-			for (int k = 0; k < n && !seen; k++)
-				seen = J->vals[j][order[k]] == J->vals[j][i];
-			if (!seen)
-				order[n++] = i;
-		}
-		for (int a = 1; a < n; a++)          /* by when: insertion sort on age */
-			for (int b = a; b > 0 && age(J, j, order[b]) < age(J, j, order[b - 1]); b--) {
-				int x = order[b];
-
-				order[b] = order[b - 1];
-				order[b - 1] = x;
-			}
-		for (int k = 0; k < n && (n > 1 || J->vals[j][order[0]] != o->P[j]); k++) {
-			source(J, j, order[k], src, sizeof(src));
-			put(buf, len, &off, "         %s  (%s)\n", pm_format(J->vals[j][order[k]], J->shift).s, src);
-		}
+		describe_entry(J, j, named, buf, len, &off);
 	}
 	put(buf, len, &off, "  legend:  V valid, C contiguous (CONT), A access flag (young), W writable (DBM), R read-only (AP[2]),\n"
 			    "           D software dirty; \"dirty\" = D, or W without R\n");
