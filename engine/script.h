@@ -76,7 +76,7 @@ struct script {
 	 * a hardware access (flags bit0: a write) to entry of block caches,
 	 * walked after the blocks are made (tlb_entry lines) */
 	unsigned ntlb_init;
-	struct { uint8_t thread, block, entry, flags; } tlb_init[SCRIPT_MAX_TLB_INIT];
+	struct script_tlb_init { uint8_t thread, block, entry, flags; } tlb_init[SCRIPT_MAX_TLB_INIT];
 	unsigned nchoices;                   /* arm: the model's choices, in order */
 	uint8_t choices[SCRIPT_MAX_CHOICES];
 	unsigned nsched;

@@ -96,24 +96,26 @@ struct fuzz_runs {
 
 /* FUZZ_RUNS and FUZZ_RUN_FLAGS from the environment; false (with a
  * message) if FUZZ_RUNS is neither "auto" nor 1-64, or FUZZ_RUN_FLAGS
- * not 0, 1, single or pairs. */
+ * not 0, single, pairs, warm or 1. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
-	/* as campaign.conf records them (run_flags=); "1" is the newest */
-	static const char *const names[] = { "0", "single", "pairs", "warm" };
+	/* the names campaign.conf records (run_flags=), and "1": the newest */
+	static const struct { const char *name; enum fuzz_sites sites; } levels[] = {
+		{ "0", FUZZ_SITES_NONE }, { "single", FUZZ_SITES_SINGLE },
+		{ "pairs", FUZZ_SITES_PAIRS }, { "warm", FUZZ_SITES_ALL }, { "1", FUZZ_SITES_ALL },
+	};
 	const char *e = getenv("FUZZ_RUNS");
 	const char *f = getenv("FUZZ_RUN_FLAGS");
+	bool known = !f || !*f;
 	char *end;
 	unsigned long n;
 
 	fr->fixed = 0;
 	fr->sites = FUZZ_SITES_ALL;
-	if (f && !strcmp(f, "1"))
-		f = NULL;
-	for (unsigned i = 0; f && *f && i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(f, names[i]))
-			f = NULL, fr->sites = (enum fuzz_sites)i;
-	if (f && *f) {
+	for (unsigned i = 0; !known && i < sizeof(levels) / sizeof(levels[0]); i++)
+		if ((known = !strcmp(f, levels[i].name)))
+			fr->sites = levels[i].sites;
+	if (!known) {
 		fprintf(stderr, "FUZZ_RUN_FLAGS='%s': 1 or warm (the default) toggles a flag site in "
 			"odd runs, 0 none; single (as before pair sites) and pairs (as before warm "
 			"TLB sites) replay older crash files\n", f);
@@ -149,8 +151,14 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 struct fuzz_flag_site {
 	uint8_t *byte, mask, value;
 	uint8_t *pair, pair_bit;        /* NULL: a single word */
-	uint8_t warm[4];                /* thread, block, entry, flags of the tlb_entry */
+	struct script_tlb_init warm;    /* byte NULL: the tlb_entry line */
 };
+
+/* Whether block b of s exists and starts with entries (a shape). */
+static inline bool fuzz_block_has_entries(const struct script *s, unsigned b)
+{
+	return b < s->nblocks && s->block[b].shape != BS_NONE;
+}
 
 /* The flag sites of s, in this order: young and dirty of each block that
  * has entries; every word of every instruction's flags but a field's 0
@@ -175,7 +183,7 @@ static inline unsigned fuzz_flag_sites(struct script *s, enum fuzz_sites level, 
 	unsigned n = 0;
 
 	for (unsigned b = 0; b < s->nblocks; b++) {
-		if (s->block[b].shape == BS_NONE)
+		if (!fuzz_block_has_entries(s, b))
 			continue;
 		for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
 			if (n == want)
@@ -194,8 +202,7 @@ static inline unsigned fuzz_flag_sites(struct script *s, enum fuzz_sites level, 
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
 			struct instr *in = &s->prog[t][i];
 
-			if (instr_desc(in->op) != &op_desc[OP_MAP] || in->block >= s->nblocks ||
-			    s->block[in->block].shape == BS_NONE)
+			if (instr_desc(in->op) != &op_desc[OP_MAP] || !fuzz_block_has_entries(s, in->block))
 				continue;
 			for (uint8_t bit = OPF_YOUNG; bit <= OPF_DIRTY; bit <<= 1, n++)
 				if (n == want)
@@ -206,8 +213,7 @@ static inline unsigned fuzz_flag_sites(struct script *s, enum fuzz_sites level, 
 		for (unsigned i = 0; i < s->ninstr[t]; i++) {
 			const struct instr *in = &s->prog[t][i];
 
-			if (in->op != SI_TOUCH || in->block >= s->nblocks ||
-			    s->block[in->block].shape == BS_NONE)
+			if (in->op != SI_TOUCH || !fuzz_block_has_entries(s, in->block))
 				continue;
 			if (n++ == want)
 				*f = (struct fuzz_flag_site){ .warm = { (uint8_t)t, in->block, in->s,
@@ -258,10 +264,7 @@ static inline void fuzz_run_set(struct script *s, enum fuzz_sites level, unsigne
 		return;
 	fuzz_flag_sites(s, FUZZ_SITES_ALL, site, &f);
 	if (!f.byte) {
-		s->tlb_init[s->ntlb_init].thread = f.warm[0];
-		s->tlb_init[s->ntlb_init].block = f.warm[1];
-		s->tlb_init[s->ntlb_init].entry = f.warm[2];
-		s->tlb_init[s->ntlb_init++].flags = f.warm[3];
+		s->tlb_init[s->ntlb_init++] = f.warm;
 		sv->warm = true;
 		return;
 	}
