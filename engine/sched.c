@@ -191,45 +191,97 @@ static void record_taken(int tid)
 	eng.taken[eng.ntaken++] = (uint8_t)tid;
 }
 
+/* The run's scheduling state between steps (eng_run sets it up). */
+static int last_tid;              /* the thread of the last step, -1 before the first */
+static bool last_published;       /* its step published a table pointer */
+static bool pick_in_thread;       /* the running thread picks at its points (below) */
+#define NO_HANDOFF (-2)
+static int handoff = NO_HANDOFF;  /* picked by a thread for eng_run to resume;
+				   * -1: the run is over */
+
+static void propagate_between_steps(void);
+
+/* One step's decision: the thread that takes the next step, or -1 when
+ * the run is over (nothing can run: a deadlock unless all are done; the
+ * step limit), with the step's bookkeeping. */
+static int pick_next(void)
+{
+	struct pick_view v = {
+		.runnable = runnable_mask(), .nthreads = eng.nthreads, .last = last_tid,
+		.steps = eng.steps, .streak = eng.streak, .published = last_published,
+	};
+	int tid = eng.policy->pick(eng.policy, &v);
+
+	if (tid < 0) {
+		for (unsigned u = 0; u < eng.nthreads; u++)
+			if (eng.th[u].state != PS_DONE)
+				eng.deadlock = true;
+		return -1;
+	}
+	if (++eng.steps > eng.step_limit) {
+		eng.limit_hit = true;
+		return -1;
+	}
+	if (tid != last_tid)
+		for (unsigned u = 0; u < eng.nthreads; u++)
+			if (u != (unsigned)tid)
+				eng.th[u].solo_loads = 0;
+	record_taken(tid);
+	eng.streak = tid == last_tid ? eng.streak + 1 : 1;
+	last_tid = tid;
+	last_published = eng.th[tid].pending == EK_RCU_ASSIGN;
+	propagate_between_steps();
+	return tid;
+}
+
+/* Stores become visible between steps, as seen from outside any thread
+ * (what commits note is hashed as the scheduler's, tid 7): from a thread
+ * at its point, its state is saved first as a switch would (the commit
+ * hooks read other threads' saved state, engine/access_sched.c). */
+static void propagate_between_steps(void)
+{
+	int cur = eng.cur;
+
+	if (eng.pol.memory != MEM_ARM)
+		return;
+	if (cur < 0) {
+		mem_propagate(eng.nthreads);
+		return;
+	}
+	acc_thread_copy(&eng.th[cur].acc, &acc_self);
+	eng.cur = -1;
+	eng_arm = 0;
+	mem_propagate(eng.nthreads);
+	eng_arm = 1;
+	eng.cur = cur;
+}
+
 uint64_t eng_run(void)
 {
-	int last = -1;
-	bool published = false;
-
+	last_tid = -1;
+	last_published = false;
+	handoff = NO_HANDOFF;
 	/* each thread runs up to its first scheduling point (no access yet) */
 	for (unsigned i = 0; i < eng.nthreads && !eng.stop; i++) {
 		eng.th[i].state = PS_READY;
 		resume(i);
 	}
-	while (!eng.stop) {
-		struct pick_view v = {
-			.runnable = runnable_mask(), .nthreads = eng.nthreads, .last = last,
-			.steps = eng.steps, .streak = eng.streak, .published = published,
-		};
-		int tid = eng.policy->pick(eng.policy, &v);
+	pick_in_thread = true;
+	for (;;) {
+		int tid = handoff;
 
-		if (tid < 0) {
-			for (unsigned u = 0; u < eng.nthreads; u++)
-				if (eng.th[u].state != PS_DONE)
-					eng.deadlock = true;
-			break;
+		if (tid == NO_HANDOFF) {
+			/* the first step, or a thread ended or stopped the run */
+			if (eng.stop)
+				break;
+			tid = pick_next();
 		}
-		if (++eng.steps > eng.step_limit) {
-			eng.limit_hit = true;
+		handoff = NO_HANDOFF;
+		if (tid < 0)
 			break;
-		}
-		if (tid != last)
-			for (unsigned u = 0; u < eng.nthreads; u++)
-				if (u != (unsigned)tid)
-					eng.th[u].solo_loads = 0;
-		record_taken(tid);
-		eng.streak = tid == last ? eng.streak + 1 : 1;
-		last = tid;
-		published = eng.th[tid].pending == EK_RCU_ASSIGN;
-		if (eng.pol.memory == MEM_ARM)
-			mem_propagate(eng.nthreads);  /* stores become visible between steps */
 		resume(tid);
 	}
+	pick_in_thread = false;
 	if (eng.pol.memory == MEM_ARM)
 		mem_drain_all(eng.nthreads);          /* what is left becomes visible */
 	return eng.steps;
@@ -241,6 +293,20 @@ void eng_point(enum eng_kind k)
 	if (eng.cur < 0)
 		return;                 /* set-up code outside any thread */
 	eng.th[eng.cur].pending = k;
+	if (pick_in_thread) {
+		/* The scheduler's pick, made here: most steps go to the thread
+		 * that took the last one (a replayed schedule's runs, PCT's
+		 * highest priority), which then goes on without switching to
+		 * eng_run and back. The same decisions in the same order as
+		 * eng_run's own. */
+		int tid = pick_next();
+
+		if (tid == eng.cur) {
+			atomic_store_explicit(&eng_heartbeat, ++beats, memory_order_relaxed);
+			return;
+		}
+		handoff = tid;
+	}
 	yield();
 }
 
