@@ -14,7 +14,10 @@
  *
  * Which runnable thread takes the next step is a policy's choice
  * (engine/policy.h: a script's schedule, uniform random, or PCT); this file
- * is the mechanics only. Each run yields a trace hash over every access
+ * is the mechanics only. The pick is made by the running thread at its
+ * scheduling point: picked again (most steps are), it goes on without a
+ * coroutine switch; otherwise it switches to eng_run, which resumes the
+ * thread picked. Each run yields a trace hash over every access
  * (thread, kind, location, values before and after): same script, same
  * trace, on every run and machine.
  */
