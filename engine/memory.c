@@ -68,6 +68,10 @@ struct thread_views {
 	 * (already visible) are skipped; nbuf live ones */
 	struct buffered buf[MAX_BUF];
 	bool gone[MAX_BUF];
+	/* of a gone entry: an index past it, at or before the next live
+	 * entry (live_from's shortcuts: scans step over runs of gone entries,
+	 * which a store held back early can make as long as the buffer) */
+	uint16_t skip[MAX_BUF];
 	unsigned first, end, nbuf, nprompt;
 };
 
@@ -169,6 +173,7 @@ static void commit(unsigned tid, unsigned i)
 	if (i != T->first)
 		stats.reordered_commits++;
 	T->gone[i] = true;
+	T->skip[i] = (uint16_t)(i + 1);
 	T->nbuf--;
 	T->nprompt -= !b.delayed;
 	locs[b.loc].nbuf[tid]--;
@@ -185,6 +190,23 @@ static void commit(unsigned tid, unsigned i)
 
 static uint32_t scan_mark;
 
+/* The first live entry of T's buffer at or after i, or T->end; the gone
+ * entries passed are pointed straight at it. */
+static unsigned live_from(struct thread_views *T, unsigned i)
+{
+	unsigned j = i;
+
+	while (j < T->end && T->gone[j])
+		j = T->skip[j];
+	while (i < j && T->gone[i]) {
+		unsigned n = T->skip[i];
+
+		T->skip[i] = (uint16_t)j;
+		i = n;
+	}
+	return j;
+}
+
 /* The first (up to max) buffered stores that may become visible next: the
  * oldest of each location (a location's stores stay in program order). */
 static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
@@ -193,10 +215,10 @@ static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
 	unsigned n = 0;
 
 	scan_mark++;
-	for (unsigned i = T->first; i < T->end && n < max; i++) {
+	for (unsigned i = live_from(T, T->first); i < T->end && n < max; i = live_from(T, i + 1)) {
 		struct loc *L = &locs[T->buf[i].loc];
 
-		if (T->gone[i] || L->mark == scan_mark)
+		if (L->mark == scan_mark)
 			continue;
 		L->mark = scan_mark;
 		idx[n++] = i;
@@ -214,10 +236,11 @@ void mem_propagate(unsigned nthreads)
 		/* every store not held back becomes visible, oldest first;
 		 * behind a held-back store of its location it waits too */
 		scan_mark++;
-		for (unsigned i = T->first; i < T->end && T->nprompt; i++) {
+		for (unsigned i = live_from(T, T->first); i < T->end && T->nprompt;
+		     i = live_from(T, i + 1)) {
 			struct loc *L = &locs[T->buf[i].loc];
 
-			if (T->gone[i] || L->mark == scan_mark)
+			if (L->mark == scan_mark)
 				continue;
 			if (T->buf[i].delayed)
 				L->mark = scan_mark;     /* blocks its location */
@@ -257,8 +280,9 @@ static void drain_loc(unsigned tid, uint32_t l)
 {
 	struct thread_views *T = &th[tid];
 
-	for (unsigned i = T->first; i < T->end && locs[l].nbuf[tid]; i++)
-		if (!T->gone[i] && T->buf[i].loc == l)
+	for (unsigned i = live_from(T, T->first); i < T->end && locs[l].nbuf[tid];
+	     i = live_from(T, i + 1))
+		if (T->buf[i].loc == l)
 			commit(tid, i);
 }
 
