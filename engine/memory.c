@@ -43,6 +43,8 @@ struct loc {
 	uint32_t last;                     /* newest message */
 	uint32_t coh[ENG_MAX_THREADS];     /* per thread: newest observed (a view) */
 	uint16_t nbuf[ENG_MAX_THREADS];    /* per thread: stores to it buffered */
+	uint16_t held[ENG_MAX_THREADS];    /* per thread: of those, held-back ones
+					    * in the scanned part of its buffer */
 	uint32_t mark;                     /* scans: seen in scan number mark */
 };
 
@@ -72,6 +74,12 @@ struct thread_views {
 	 * entry (live_from's shortcuts: scans step over runs of gone entries,
 	 * which a store held back early can make as long as the buffer) */
 	uint16_t skip[MAX_BUF];
+	/* mem_propagate's progress: every prompt store in [first, scanned)
+	 * waits behind a held-back store of its location there (counted in
+	 * its location's held), so the next scan starts at scanned; unless
+	 * rescan: a held-back store there became visible since */
+	unsigned scanned;
+	bool rescan;
 	unsigned first, end, nbuf, nprompt;
 };
 
@@ -102,7 +110,8 @@ void mem_reset(void)
 		T->dep = T->last_view = T->last_source = 0;
 		T->explicit_ctrl = false;
 		T->hold_level = -1;
-		T->first = T->end = T->nbuf = T->nprompt = 0;
+		T->first = T->end = T->nbuf = T->nprompt = T->scanned = 0;
+		T->rescan = false;
 	}
 	memset(lock_view, 0, sizeof(lock_view));
 	gp_view = 0;
@@ -144,6 +153,7 @@ static uint32_t loc_of(const uint64_t *p, bool create)
 	locs[l].last = NONE;
 	memset(locs[l].coh, 0, sizeof(locs[l].coh));
 	memset(locs[l].nbuf, 0, sizeof(locs[l].nbuf));
+	memset(locs[l].held, 0, sizeof(locs[l].held));
 	locs[l].mark = 0;
 	hash[h] = l + 1;
 	append(l, *(const volatile uint64_t *)p, 0);
@@ -177,10 +187,14 @@ static void commit(unsigned tid, unsigned i)
 	T->nbuf--;
 	T->nprompt -= !b.delayed;
 	locs[b.loc].nbuf[tid]--;
+	if (b.delayed && i < T->scanned) {
+		locs[b.loc].held[tid]--;
+		T->rescan = true;       /* what waited behind it may go now */
+	}
 	while (T->first < T->end && T->gone[T->first])
 		T->first++;
 	if (!T->nbuf)
-		T->first = T->end = 0;
+		T->first = T->end = T->scanned = 0;
 	t = append(b.loc, b.v, b.source);
 	locs[b.loc].coh[tid] = t;
 	T->vw_old = vmax(T->vw_old, t);
@@ -230,23 +244,30 @@ void mem_propagate(unsigned nthreads)
 {
 	for (unsigned tid = 0; tid < nthreads; tid++) {
 		struct thread_views *T = &th[tid];
+		unsigned i;
 
 		if (!T->nprompt)
 			continue;
+		if (T->rescan) {
+			/* scan it all again */
+			for (i = live_from(T, T->first); i < T->scanned; i = live_from(T, i + 1))
+				if (T->buf[i].delayed)
+					locs[T->buf[i].loc].held[tid]--;
+			T->scanned = T->first;
+			T->rescan = false;
+		}
 		/* every store not held back becomes visible, oldest first;
 		 * behind a held-back store of its location it waits too */
-		scan_mark++;
-		for (unsigned i = live_from(T, T->first); i < T->end && T->nprompt;
+		for (i = live_from(T, vmax(T->scanned, T->first)); i < T->end && T->nprompt;
 		     i = live_from(T, i + 1)) {
 			struct loc *L = &locs[T->buf[i].loc];
 
-			if (L->mark == scan_mark)
-				continue;
 			if (T->buf[i].delayed)
-				L->mark = scan_mark;     /* blocks its location */
-			else
+				L->held[tid]++;         /* blocks its location */
+			else if (!L->held[tid])
 				commit(tid, i);
 		}
+		T->scanned = T->nbuf ? i : 0;
 	}
 }
 
