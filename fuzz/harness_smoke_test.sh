@@ -125,10 +125,11 @@ done
 # flag_run FILE VARIANT [KIND]: clean with flag runs off, KIND (default
 # phantom_bit) with them on; the reported run's changed lines in $changed;
 # it replays alone; the correct readers stay clean
+bin_of() { echo "$TMP/$(basename "$1" .txt).bin"; }   # where flag_run puts FILE's binary
 flag_run() {
   local file=$1 v=$2 kind=${3:-phantom_bit} name rc
   name=$(basename "$file" .txt)
-  "$ASM" "$file" "$TMP/$name.bin" || { fail "script_asm on $file"; return; }
+  "$ASM" "$file" "$(bin_of "$file")" || { fail "script_asm on $file"; return; }
   FUZZ_RUN_FLAGS=0 FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>/dev/null \
     && ok "$name: flag runs off: clean on $v" || fail "$name: flag runs off: not clean on $v"
   FUZZ_VARIANT=$v "$HARNESS" "$TMP/$name.bin" 2>"$TMP/$name.report"
@@ -154,7 +155,7 @@ flag_run "$PAIRRUN" ee_sticky_flags
 grep -q '^> block' <<<"$changed" && grep -q '^>   map' <<<"$changed" \
   && ok "a pair site: the block and its map both changed: $(tr '\n' ' ' <<<"$changed")" \
   || fail "not a pair site: changed '$(tr '\n' ' ' <<<"$changed")'"
-FUZZ_RUN_FLAGS=single FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$TMP/pair_run_ee_sticky_flags_4k.bin" 2>/dev/null \
+FUZZ_RUN_FLAGS=single FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$(bin_of "$PAIRRUN")" 2>/dev/null \
   && ok "pair_run_ee_sticky_flags_4k: clean with single-word sites only (FUZZ_RUN_FLAGS=single)" \
   || fail "pair_run_ee_sticky_flags_4k: violates without pair sites"
 # a crash file of the harness before pair sites (this file's schedule then)
@@ -167,14 +168,14 @@ if "$ASM" "$TMP/before_pairs.txt" "$TMP/before_pairs.bin"; then
 else
   fail "script_asm on $TMP/before_pairs.txt"
 fi
-FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$TMP/pair_run_ee_sticky_flags_4k.bin" 2>/dev/null
+FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=ee_sticky_flags "$HARNESS" "$(bin_of "$PAIRRUN")" 2>/dev/null
 [ $? -eq 134 ] && ok "pair_run_ee_sticky_flags_4k: caught by the runs before warm sites (FUZZ_RUN_FLAGS=pairs)" \
   || fail "FUZZ_RUN_FLAGS=pairs: pair_run_ee_sticky_flags_4k, found with those runs, is clean"
 flag_run "$WARMRUN" wrprotect_no_flush stale_tlb_access
 grep -q '^> tlb_entry 0 0 7 write' <<<"$changed" \
   && ok "a warm site: the reported run gained the touch's tlb_entry line" \
   || fail "not a warm site: changed '$(tr '\n' ' ' <<<"$changed")'"
-FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=wrprotect_no_flush "$HARNESS" "$TMP/warm_run_wrprotect_no_flush_4k.bin" 2>/dev/null \
+FUZZ_RUN_FLAGS=pairs FUZZ_VARIANT=wrprotect_no_flush "$HARNESS" "$(bin_of "$WARMRUN")" 2>/dev/null \
   && ok "warm_run_wrprotect_no_flush_4k: clean without warm sites (FUZZ_RUN_FLAGS=pairs)" \
   || fail "warm_run_wrprotect_no_flush_4k: violates without warm sites"
 bad FUZZ_RUN_FLAGS=yes FUZZ_RUN_FLAGS

@@ -940,11 +940,14 @@ static bool op_block(struct mutator *m)
 
 			s->tlb_init[i] = s->tlb_init[--s->ntlb_init];
 		} else {
-			s->tlb_init[s->ntlb_init].thread = (uint8_t)below(m, s->nthreads);
-			s->tlb_init[s->ntlb_init].block = (uint8_t)b;
-			s->tlb_init[s->ntlb_init].entry = (uint8_t)below(m, m->cont);
-			s->tlb_init[s->ntlb_init].flags = (uint8_t)below(m, 2);
-			s->ntlb_init++;
+			/* drawn in this order (an initializer list's is unspecified) */
+			unsigned thread = below(m, s->nthreads), entry = below(m, m->cont);
+			unsigned write = below(m, 2);
+
+			s->tlb_init[s->ntlb_init++] = (struct script_tlb_init){
+				.thread = (uint8_t)thread, .block = (uint8_t)b,
+				.entry = (uint8_t)entry, .flags = (uint8_t)write,
+			};
 		}
 		break;
 	case 0:
