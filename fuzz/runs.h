@@ -3,18 +3,19 @@
  * "Several runs per input").
  *
  * An execution under afl-fuzz costs a fork-server round trip (two pipe
- * messages, SIGSTOP / SIGCONT, waitpid) of about 47 us here, three times
- * a 4K engine run of a generated program (14 us) and a quarter of a 16K
- * one. So the harness runs each input several times: run 0 is the script
- * as read; run k > 0 is the script with its schedule cut to the first
- * 3/4, 1/2, 1/4, 0, 3/4, ... (k = 1, 2, 3, 4, 5, ...) of its entries and
- * one entry appended, of thread (k - 1 + (k - 1) / 4) mod nthreads
- * running (k - 1) / 4 + 1 steps (so no two runs share their bytes, and
- * with two threads each cut meets each thread, and the odd runs too), so
- * that the engine's tail, seeded by the script's bytes
- * (docs/script-format.md), re-draws the rest of the interleaving: fresh
- * PCT or random tails behind shorter and shorter prefixes of the input's
- * own schedule.
+ * messages, SIGSTOP / SIGCONT, waitpid) of 60-75 us here (the empty
+ * target's 13,000-16,000 execs/s), several 4K engine runs (14 us each on a
+ * queue, in process) and about one 16K run (54 us; both at dcd9783,
+ * docs/fuzzing.md's Figures). So the harness runs each input several
+ * times: run 0 is the script as read; run k > 0 is the script with its
+ * schedule cut to the first 3/4, 1/2, 1/4, 0, 3/4, ...
+ * (k = 1, 2, 3, 4, 5, ...) of its entries and one entry appended, of
+ * thread (k - 1 + (k - 1) / 4) mod nthreads running (k - 1) / 4 + 1 steps
+ * (so no two runs share their bytes, and with two threads each cut meets
+ * each thread, and the odd runs too), so that the engine's tail, seeded by
+ * the script's bytes (docs/script-format.md), re-draws the rest of the
+ * interleaving: fresh PCT or random tails behind shorter and shorter
+ * prefixes of the input's own schedule.
  *
  * Flag runs (FUZZ_RUN_FLAGS=1, the default; 0 turns them off): an odd run
  * k also toggles one flag site of the script, site (h + k / 2) mod sites
@@ -45,8 +46,8 @@
  * runs until the input's runs have taken FUZZ_STEP_BUDGET engine steps
  * (about 250 us of engine work here), at most FUZZ_RUNS_AUTO_MAX: ~13
  * runs of a 4K seed, ~9 of a 64K one; on a 16K target exactly
- * FUZZ_RUNS_AUTO_16K (2), where one run (~54 us, 128 entries a scan)
- * already costs as much as the round trip and the budget would give ~3:
+ * FUZZ_RUNS_AUTO_16K (2), where one run (128 entries a scan) costs
+ * about as much as the round trip and the budget would give ~3:
  * with 2, AFL++ found ee_unchecked_tail 16K about twice as fast and the
  * other 16K cells no slower, while at 4K two runs were much slower
  * (docs/fuzzing.md, "Several runs per input"). Steps are deterministic,
