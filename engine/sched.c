@@ -364,8 +364,9 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 	unsigned tid = eng.cur < 0 ? 7 : (unsigned)eng.cur;
 	struct eng_thread *t = eng.cur < 0 ? NULL : &eng.th[eng.cur];
 
-	if ((const char *)p >= eng.base && (const char *)p < eng.base + eng.size)
-		off = (const char *)p - eng.base;
+	/* as integers: before a run eng.base is NULL, and NULL + 0 is undefined */
+	if ((uintptr_t)p - (uintptr_t)eng.base < eng.size)
+		off = (int64_t)((uintptr_t)p - (uintptr_t)eng.base);
 	if (k == EK_RCU_DEREF || k == EK_RCU_ASSIGN) {
 		/* the values are pointers into the segment: hash offsets */
 		before = before ? (uint64_t)((const char *)(uintptr_t)before - eng.base) : 0;
