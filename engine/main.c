@@ -63,14 +63,12 @@ static void save_stalled(void)
 	if (!wd_script || !wd_save)
 		return;
 	s = *wd_script;
-	if (nt)         /* memcpy from NULL is undefined even for 0 bytes */
-		memcpy(s.sched, eng.taken, nt);
+	memcpy(s.sched, eng.taken, nt);
 	s.nsched = nt;
 	if (s.memory == MEM_ARM) {
 		unsigned nc = eng.ntaken_choices < SCRIPT_MAX_CHOICES ? eng.ntaken_choices : SCRIPT_MAX_CHOICES;
 
-		if (nc)
-			memcpy(s.choices, eng.taken_choices, nc);
+		memcpy(s.choices, eng.taken_choices, nc);
 		s.nchoices = nc;
 	}
 	s.expect = (uint8_t)EXPECT_KIND(VK_HANG);

@@ -442,7 +442,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		eng.events_cap = 0;
 	}
 	if (eng_init(s->nthreads, body, &pol, R.m->seg, R.m->seg_size)) {
-		snprintf(r->error, sizeof(r->error), "cannot allocate coroutine stacks");
+		snprintf(r->error, sizeof(r->error), "cannot allocate coroutine stacks or trace buffers");
 		return r->status = RS_ERROR;
 	}
 	if (s->tlb) {

@@ -21,6 +21,23 @@ const char *const eng_kind_names[EK_COUNT] = {
 
 static struct acc_thread main_acc;
 
+/* Room for one more byte in a trace buffer (the schedule or the choices
+ * taken), doubling it when full; false if it cannot grow. */
+static bool trace_room(uint8_t **buf, unsigned n, unsigned *cap)
+{
+	unsigned c;
+	uint8_t *b;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? 2 * *cap : 1024;
+	if (!(b = realloc(*buf, c)))
+		return false;
+	*buf = b;
+	*cap = c;
+	return true;
+}
+
 static void thread_entry(void *arg)
 {
 	unsigned tid = (unsigned)(uintptr_t)arg;
@@ -38,6 +55,11 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 	     const void *base, size_t size)
 {
 	if (nthreads > ENG_MAX_THREADS)
+		return -1;
+	/* both trace buffers exist from the first run on: a run's result
+	 * points at them, and callers copy from them even when empty */
+	if (!trace_room(&eng.taken, 0, &eng.taken_cap) ||
+	    !trace_room(&eng.taken_choices, 0, &eng.taken_choices_cap))
 		return -1;
 	eng.nthreads = nthreads;
 	eng.body = body;
@@ -179,16 +201,8 @@ static void record_taken(int tid)
 		eng.taken[eng.ntaken - 1] += 8;
 		return;
 	}
-	if (eng.ntaken == eng.taken_cap) {
-		unsigned cap = eng.taken_cap ? 2 * eng.taken_cap : 1024;
-		uint8_t *n = realloc(eng.taken, cap);
-
-		if (!n)
-			return;
-		eng.taken = n;
-		eng.taken_cap = cap;
-	}
-	eng.taken[eng.ntaken++] = (uint8_t)tid;
+	if (trace_room(&eng.taken, eng.ntaken, &eng.taken_cap))
+		eng.taken[eng.ntaken++] = (uint8_t)tid;
 }
 
 /* The run's scheduling state between steps (eng_run sets it up). */
@@ -199,7 +213,27 @@ static bool pick_in_thread;       /* the running thread picks at its points (bel
 static int handoff = NO_HANDOFF;  /* picked by a thread for eng_run to resume;
 				   * -1: the run is over */
 
-static void propagate_between_steps(void);
+/* Stores become visible between steps, as seen from outside any thread
+ * (what commits note is hashed as the scheduler's, tid 7): from a thread
+ * at its point, its state is saved first as a switch would (the commit
+ * hooks read other threads' saved state, engine/access_sched.c). */
+static void propagate_between_steps(void)
+{
+	int cur = eng.cur;
+
+	if (eng.pol.memory != MEM_ARM)
+		return;
+	if (cur < 0) {
+		mem_propagate(eng.nthreads);
+		return;
+	}
+	acc_thread_copy(&eng.th[cur].acc, &acc_self);
+	eng.cur = -1;
+	eng_arm = 0;
+	mem_propagate(eng.nthreads);
+	eng_arm = 1;
+	eng.cur = cur;
+}
 
 /* One step's decision: the thread that takes the next step, or -1 when
  * the run is over (nothing can run: a deadlock unless all are done; the
@@ -232,28 +266,6 @@ static int pick_next(void)
 	last_published = eng.th[tid].pending == EK_RCU_ASSIGN;
 	propagate_between_steps();
 	return tid;
-}
-
-/* Stores become visible between steps, as seen from outside any thread
- * (what commits note is hashed as the scheduler's, tid 7): from a thread
- * at its point, its state is saved first as a switch would (the commit
- * hooks read other threads' saved state, engine/access_sched.c). */
-static void propagate_between_steps(void)
-{
-	int cur = eng.cur;
-
-	if (eng.pol.memory != MEM_ARM)
-		return;
-	if (cur < 0) {
-		mem_propagate(eng.nthreads);
-		return;
-	}
-	acc_thread_copy(&eng.th[cur].acc, &acc_self);
-	eng.cur = -1;
-	eng_arm = 0;
-	mem_propagate(eng.nthreads);
-	eng_arm = 1;
-	eng.cur = cur;
 }
 
 uint64_t eng_run(void)
@@ -323,15 +335,8 @@ unsigned eng_choose(unsigned n)
 
 		c = (r & 1) ? 0 : 1 + (unsigned)((r >> 1) % (n - 1));
 	}
-	if (eng.ntaken_choices == eng.taken_choices_cap) {
-		unsigned cap = eng.taken_choices_cap ? 2 * eng.taken_choices_cap : 1024;
-		uint8_t *nb = realloc(eng.taken_choices, cap);
-
-		if (!nb)
-			return c;
-		eng.taken_choices = nb;
-		eng.taken_choices_cap = cap;
-	}
+	if (!trace_room(&eng.taken_choices, eng.ntaken_choices, &eng.taken_choices_cap))
+		return c;
 	eng.taken_choices[eng.ntaken_choices++] = (uint8_t)c;
 	if (eng.on_choose)
 		eng.on_choose(eng.ntaken_choices - 1, n, c);

@@ -165,7 +165,8 @@ extern struct eng eng;
 extern _Atomic uint64_t eng_heartbeat;
 extern _Atomic int eng_running;
 
-/* Set up threads (stacks are allocated once and kept). -1 on failure. */
+/* Set up threads (stacks and the trace buffers are allocated once and
+ * kept). -1 on failure. */
 int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_policy *pol,
 	     const void *base, size_t size);
 /* Run every thread to completion (or stop/limit). Returns the steps taken. */

@@ -82,15 +82,13 @@ bool search_until_violation(struct search *x, const struct search_budget *b, str
 		unsigned nt = r->ntaken < SCRIPT_MAX_SCHED ? r->ntaken : SCRIPT_MAX_SCHED;
 
 		*elapsed = now_s() - t0;
-		if (nt)         /* memcpy from NULL is undefined even for 0 bytes */
-			memcpy(s->sched, r->taken, nt);
+		memcpy(s->sched, r->taken, nt);
 		s->nsched = nt;
 		if (s->memory == MEM_ARM) {
 			unsigned nc = r->ntaken_choices < SCRIPT_MAX_CHOICES ? r->ntaken_choices
 									      : SCRIPT_MAX_CHOICES;
 
-			if (nc)
-				memcpy(s->choices, r->taken_choices, nc);
+			memcpy(s->choices, r->taken_choices, nc);
 			s->nchoices = nc;
 		}
 		s->expect = (uint8_t)EXPECT_KIND(r->vio.kind);
