@@ -186,7 +186,16 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 
 	off_slots = align_up(sizeof(struct seg_header), 64);
 	off_entries = align_up(off_slots + m->nslots * sizeof(struct slot_hdr), 4096);
-	stride = align_up(m->ept * sizeof(uint64_t), 4096);
+	/* a power of two, at least a page: a store's slot is a shift away */
+	for (m->slot_shift = 12; ((size_t)1 << m->slot_shift) < m->ept * sizeof(uint64_t); m->slot_shift++)
+		;
+	stride = (size_t)1 << m->slot_shift;
+	for (m->cont_shift = 0; (1u << m->cont_shift) < m->cont; m->cont_shift++)
+		;
+	if ((1u << m->cont_shift) != m->cont) {
+		snprintf(err, errlen, "CONT_PTES %u is not a power of two", m->cont);
+		return -1;
+	}
 	/* A guard page (no access) between the last table page and the
 	 * history, and another after the segment: a subject's access that runs
 	 * off the tables faults there (core/oob.c makes it a report) instead
@@ -233,6 +242,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	/* the table pages: a subject's plain access to them is a finding */
 	plain_access_watch((char *)m->seg + off_entries, m->nslots * stride);
 	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
+	m->entries = (const char *)m->seg + off_entries;
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
 	m->tables = calloc(ntables, sizeof(*m->tables));

@@ -114,6 +114,11 @@ struct harness_mm {
 	const struct granule *g;
 	const struct variant *v;
 	unsigned ntables, bpt, ept, nslots, cont;
+	/* log2 of cont and of the slot stride (both powers of two), and where
+	 * the table pages start: a software store's slot and entry without a
+	 * division or a read of the segment header (core/oracle/history.c) */
+	unsigned cont_shift, slot_shift;
+	const char *entries;
 	int memfd;
 	void *seg;
 	size_t seg_size;
@@ -177,11 +182,10 @@ static inline unsigned long hmm_addr(struct harness_mm *m, unsigned lt, unsigned
 static inline struct slot_hdr *hmm_slot_of(struct harness_mm *m, const uint64_t *p,
 					   unsigned *idx)
 {
-	size_t off = (size_t)((const char *)p - (const char *)m->seg) - m->hdr->off_entries;
-	size_t si = off / m->hdr->slot_stride;
+	size_t off = (size_t)((const char *)p - m->entries);
 
-	*idx = (unsigned)((off % m->hdr->slot_stride) / sizeof(uint64_t));
-	return &m->slots[si];
+	*idx = (unsigned)((off & (((size_t)1 << m->slot_shift) - 1)) / sizeof(uint64_t));
+	return &m->slots[off >> m->slot_shift];
 }
 
 /* A folio never mapped before: its CONT-aligned base pfn. */

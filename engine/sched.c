@@ -377,9 +377,10 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 		before = before ? (uint64_t)((const char *)(uintptr_t)before - eng.base) : 0;
 		after = after ? (uint64_t)((const char *)(uintptr_t)after - eng.base) : 0;
 	}
-	eng.hash = eng_mix(eng_mix(eng_mix(eng_mix(eng.hash, tid | (uint64_t)k << 8 |
-						   (uint64_t)(t ? t->instr : 0) << 16),
-					   (uint64_t)off), before), after);
+	if (!eng.hash_off)
+		eng.hash = eng_mix(eng_mix(eng_mix(eng_mix(eng.hash, tid | (uint64_t)k << 8 |
+							   (uint64_t)(t ? t->instr : 0) << 16),
+						   (uint64_t)off), before), after);
 	if (eng.events && eng.nevents < eng.events_cap) {
 		struct eng_event *e = &eng.events[eng.nevents++];
 

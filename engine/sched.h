@@ -143,6 +143,10 @@ struct eng {
 	bool feature_sites;
 	/* also a feature per judged read: its read_shape (core/oracle/oracle.h) */
 	bool feature_reads;
+	/* no trace hash (eng.hash stays at its start value): for a caller that
+	 * never reads it (fuzz/harness.c; its four mixes per access were ~5%
+	 * of a run). Not reset by eng_init. */
+	bool hash_off;
 	/* an observer of the memory model's choices (fuzz/mutate.c maps each
 	 * to the access that made it): index, number of options, the one
 	 * taken; NULL: none. Not reset by eng_init. */

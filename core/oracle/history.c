@@ -28,8 +28,8 @@ static uint64_t hist_begin(struct acc_thread *t, uint64_t *p, enum acc_kind kind
 			sched_yield();
 		}
 	}
-	w->h = hmm_hist(m, lt, idx / m->cont);
-	w->j = idx % m->cont;
+	w->h = hmm_hist(m, lt, idx >> m->cont_shift);
+	w->j = idx & (m->cont - 1);
 	w->k = atomic_load_explicit(&w->h->lseq, memory_order_relaxed);
 	atomic_store_explicit(&w->h->lseq, w->k + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
