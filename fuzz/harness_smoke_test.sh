@@ -114,7 +114,8 @@ bad FUZZ_READ_SHAPES=3 FUZZ_READ_SHAPES
 runs_per_call() { "$@" 2>&1 | sed -n 's/.* \([0-9.]*\) runs per call.*/\1/p'; }
 r16=$(FUZZ_GRANULE=16k runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
 r4=$(FUZZ_GRANULE=4k runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")
-[ "$r16" = 2.00 ] && ok "auto on 16k: 2 runs per input" || fail "auto on 16k: '$r16' runs per input"
+awk -v r="$r16" 'BEGIN { exit !(r > 2 && r <= 12) }' && ok "auto on 16k: $r16 runs per input" \
+  || fail "auto on 16k: '$r16' runs per input"
 awk -v r="$r4" 'BEGIN { exit !(r > 2) }' && ok "auto on 4k: $r4 runs per input" || fail "auto on 4k: '$r4' runs per input"
 for g in 4k 16k; do
   r=$(FUZZ_GRANULE=$g FUZZ_RUNS=5 runs_per_call "$HARNESS" --repeat=2 "${SEEDS[@]}")

@@ -4,10 +4,11 @@
  *
  * An execution under afl-fuzz costs a fork-server round trip (two pipe
  * messages, SIGSTOP / SIGCONT, waitpid) of 60-75 us here (the empty
- * target's 13,000-16,000 execs/s), several 4K engine runs (14 us each on a
- * queue, in process) and about one 16K run (54 us; both at dcd9783,
- * docs/fuzzing.md's Figures). So the harness runs each input several
- * times: run 0 is the script as read; run k > 0 is the script with its
+ * target's 13,000-16,000 execs/s) and its engine runs: in process, ~15 us
+ * a 4K run of a queue entry, ~47 us a 16K one (~24 us a 16K run of a
+ * generated program; at 6ccc494, docs/fuzzing.md's Figures). So the
+ * harness runs each input several times: run 0 is the script as read;
+ * run k > 0 is the script with its
  * schedule cut to the first 3/4, 1/2, 1/4, 0, 3/4, ...
  * (k = 1, 2, 3, 4, 5, ...) of its entries and one entry appended, of
  * thread (k - 1 + (k - 1) / 4) mod nthreads running (k - 1) / 4 + 1 steps
@@ -45,13 +46,15 @@
  * How many: FUZZ_RUNS=N (1-64) exactly N; unset or "auto" (the default)
  * runs until the input's runs have taken FUZZ_STEP_BUDGET engine steps
  * (about 250 us of engine work here), at most FUZZ_RUNS_AUTO_MAX: ~13
- * runs of a 4K seed, ~9 of a 64K one; on a 16K target exactly
- * FUZZ_RUNS_AUTO_16K (2), where one run (128 entries a scan) costs
- * about as much as the round trip and the budget would give ~3:
- * with 2, AFL++ found ee_unchecked_tail 16K about twice as fast and the
- * other 16K cells no slower, while at 4K two runs were much slower
- * (docs/fuzzing.md, "Several runs per input"). Steps are deterministic,
- * so the count is too.
+ * runs of a 4K seed, ~9 of a 64K one. On a 16K target at least 2 and
+ * then on within FUZZ_STEP_BUDGET_16K, at most FUZZ_RUNS_AUTO_MAX_16K:
+ * ~5 runs of a queue entry (a median of ~650 steps a run), up to 12 of
+ * a fresh generated program (~270). Fixed at 2 until issue 15's twelfth
+ * round; with the cheaper engine and instrumentation, this found
+ * ee_sticky_flags 16K about twice as fast and the other 16K cells no
+ * slower (docs/fuzzing.md, "Several runs per input"). Runs 0 and 1 are
+ * what they were, so a crash file found with 2 runs replays. Steps are
+ * deterministic, so the count is too.
  * The runs stop at the first violation (of the kinds FUZZ_ONLY_KIND lets
  * through), and the abort report prints the run's own script.
  *
@@ -75,7 +78,9 @@
 #define FUZZ_RUNS_MAX 64
 #define FUZZ_RUNS_AUTO_MAX 16
 #define FUZZ_STEP_BUDGET 1600
-#define FUZZ_RUNS_AUTO_16K 2
+#define FUZZ_RUNS_AUTO_MIN_16K 2
+#define FUZZ_STEP_BUDGET_16K 3000
+#define FUZZ_RUNS_AUTO_MAX_16K 12
 
 /* Which flag sites odd runs choose from (FUZZ_RUN_FLAGS), each level
  * the sites of the one before and more, numbered after them; below ALL,
@@ -88,8 +93,9 @@ enum fuzz_sites {
 };
 
 /* How many runs an input gets: fixed (FUZZ_RUNS=N) or, with fixed 0, up
- * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (FUZZ_RUNS_AUTO_16K
- * on 16K); and which flag sites its odd runs toggle. */
+ * to FUZZ_RUNS_AUTO_MAX within FUZZ_STEP_BUDGET steps (on 16K: at least
+ * FUZZ_RUNS_AUTO_MIN_16K, up to FUZZ_RUNS_AUTO_MAX_16K within
+ * FUZZ_STEP_BUDGET_16K); and which flag sites its odd runs toggle. */
 struct fuzz_runs {
 	unsigned fixed;
 	enum fuzz_sites sites;
@@ -142,7 +148,8 @@ static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_k
 	if (fr->fixed)
 		return k < fr->fixed;
 	if (granule_kb == 16)
-		return k < FUZZ_RUNS_AUTO_16K;
+		return k < FUZZ_RUNS_AUTO_MIN_16K ||
+		       (k < FUZZ_RUNS_AUTO_MAX_16K && steps < FUZZ_STEP_BUDGET_16K);
 	return k == 0 || (k < FUZZ_RUNS_AUTO_MAX && steps < FUZZ_STEP_BUDGET);
 }
 
