@@ -57,20 +57,12 @@ static void save_stalled(void)
 	static struct script s;
 	static char text[SCRIPT_TEXT_MAX];
 	char path[4096];
-	unsigned nt = eng.ntaken < SCRIPT_MAX_SCHED ? eng.ntaken : SCRIPT_MAX_SCHED;
 	FILE *f;
 
 	if (!wd_script || !wd_save)
 		return;
 	s = *wd_script;
-	memcpy(s.sched, eng.taken, nt);
-	s.nsched = nt;
-	if (s.memory == MEM_ARM) {
-		unsigned nc = eng.ntaken_choices < SCRIPT_MAX_CHOICES ? eng.ntaken_choices : SCRIPT_MAX_CHOICES;
-
-		memcpy(s.choices, eng.taken_choices, nc);
-		s.nchoices = nc;
-	}
+	script_set_taken(&s, eng.taken, eng.ntaken, eng.taken_choices, eng.ntaken_choices);
 	s.expect = (uint8_t)EXPECT_KIND(VK_HANG);
 	script_print(&s, text, sizeof(text));
 	snprintf(path, sizeof(path), "%s/hang-%s-%uk.txt", wd_save, s.variant, s.granule_kb);

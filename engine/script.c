@@ -46,6 +46,17 @@ static unsigned scale_entry(unsigned e, unsigned from, unsigned to)
 	return e * to / from;
 }
 
+void script_set_taken(struct script *s, const uint8_t *taken, unsigned ntaken,
+		      const uint8_t *choices, unsigned nchoices)
+{
+	s->nsched = ntaken < SCRIPT_MAX_SCHED ? ntaken : SCRIPT_MAX_SCHED;
+	memcpy(s->sched, taken, s->nsched);
+	if (s->memory == MEM_ARM) {
+		s->nchoices = nchoices < SCRIPT_MAX_CHOICES ? nchoices : SCRIPT_MAX_CHOICES;
+		memcpy(s->choices, choices, s->nchoices);
+	}
+}
+
 void script_regranule(struct script *s, unsigned granule_kb)
 {
 	unsigned from = granule_cont(s->granule_kb), to = granule_cont(granule_kb);

@@ -134,6 +134,12 @@ int script_load(const uint8_t *buf, size_t len, struct script *s, struct script_
  * (script_asm --granule). */
 void script_regranule(struct script *s, unsigned granule_kb);
 
+/* The schedule a run took (and under the arm model the choices it took)
+ * as s's own, each cut to what a script holds: the program saved so that
+ * it replays that run (explore's violations, the watchdog's hangs). */
+void script_set_taken(struct script *s, const uint8_t *taken, unsigned ntaken,
+		      const uint8_t *choices, unsigned nchoices);
+
 /* Is this instruction valid for granule cont entries and nblocks blocks?
  * Sets why if not. */
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why);

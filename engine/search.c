@@ -79,18 +79,8 @@ bool search_until_violation(struct search *x, const struct search_budget *b, str
 			break;
 		if (r->status != RS_VIOLATION)
 			continue;
-		unsigned nt = r->ntaken < SCRIPT_MAX_SCHED ? r->ntaken : SCRIPT_MAX_SCHED;
-
 		*elapsed = now_s() - t0;
-		memcpy(s->sched, r->taken, nt);
-		s->nsched = nt;
-		if (s->memory == MEM_ARM) {
-			unsigned nc = r->ntaken_choices < SCRIPT_MAX_CHOICES ? r->ntaken_choices
-									      : SCRIPT_MAX_CHOICES;
-
-			memcpy(s->choices, r->taken_choices, nc);
-			s->nchoices = nc;
-		}
+		script_set_taken(s, r->taken, r->ntaken, r->taken_choices, r->ntaken_choices);
 		s->expect = (uint8_t)EXPECT_KIND(r->vio.kind);
 		return true;
 	}
