@@ -190,12 +190,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	for (m->slot_shift = 12; ((size_t)1 << m->slot_shift) < m->ept * sizeof(uint64_t); m->slot_shift++)
 		;
 	stride = (size_t)1 << m->slot_shift;
-	for (m->cont_shift = 0; (1u << m->cont_shift) < m->cont; m->cont_shift++)
-		;
-	if ((1u << m->cont_shift) != m->cont) {
-		snprintf(err, errlen, "CONT_PTES %u is not a power of two", m->cont);
-		return -1;
-	}
+	m->cont_shift = (unsigned)__builtin_ctz(m->cont);   /* a power of two (core/pte.h) */
 	/* A guard page (no access) between the last table page and the
 	 * history, and another after the segment: a subject's access that runs
 	 * off the tables faults there (core/oob.c makes it a report) instead
@@ -242,7 +237,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	/* the table pages: a subject's plain access to them is a finding */
 	plain_access_watch((char *)m->seg + off_entries, m->nslots * stride);
 	m->slots = (struct slot_hdr *)((char *)m->seg + off_slots);
-	m->entries = (const char *)m->seg + off_entries;
+	m->entries = (char *)m->seg + off_entries;
 	m->hist = (struct block_hist *)((char *)m->seg + off_hist);
 
 	m->tables = calloc(ntables, sizeof(*m->tables));
@@ -367,10 +362,9 @@ const char *hmm_where(const struct harness_mm *m, const void *p, char *buf, size
 		snprintf(buf, len, "segment offset %#zx, the segment's header before the tables",
 			 (size_t)(c - seg));
 	} else if ((size_t)(c - seg) < entries_end) {
-		size_t off = (size_t)(c - seg) - m->hdr->off_entries;
-		unsigned si = (unsigned)(off / m->hdr->slot_stride);
-		unsigned idx = (unsigned)(off % m->hdr->slot_stride / sizeof(uint64_t));
-		const struct slot_hdr *s = &m->slots[si];
+		unsigned idx;
+		const struct slot_hdr *s = hmm_slot_of(m, c, &idx);
+		unsigned si = (unsigned)(s - m->slots);
 
 		if (idx < m->ept)
 			snprintf(buf, len, "table page %u (%s of table %u) entry %u: block %u entry %u",

@@ -118,7 +118,7 @@ struct harness_mm {
 	 * the table pages start: a software store's slot and entry without a
 	 * division or a read of the segment header (core/oracle/history.c) */
 	unsigned cont_shift, slot_shift;
-	const char *entries;
+	char *entries;
 	int memfd;
 	void *seg;
 	size_t seg_size;
@@ -167,7 +167,7 @@ static inline struct harness_mm *hmm_of(struct mm_struct *mm)
 }
 static inline uint64_t *hmm_slot_entries(struct harness_mm *m, const struct slot_hdr *s)
 {
-	return (uint64_t *)((char *)m->seg + m->hdr->off_entries + s->index * m->hdr->slot_stride);
+	return (uint64_t *)(m->entries + ((size_t)s->index << m->slot_shift));
 }
 static inline struct block_hist *hmm_hist(struct harness_mm *m, unsigned lt, unsigned block)
 {
@@ -179,7 +179,7 @@ static inline unsigned long hmm_addr(struct harness_mm *m, unsigned lt, unsigned
 	return (1UL << 40) + ((unsigned long)lt * m->ept + idx) * (1UL << m->g->page_shift);
 }
 /* Which slot and entry a pointer into the table area is. */
-static inline struct slot_hdr *hmm_slot_of(struct harness_mm *m, const uint64_t *p,
+static inline struct slot_hdr *hmm_slot_of(const struct harness_mm *m, const void *p,
 					   unsigned *idx)
 {
 	size_t off = (size_t)((const char *)p - m->entries);

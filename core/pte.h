@@ -35,7 +35,7 @@ struct granule {
 	const char *name;     /* "4k", "16k", "64k" */
 	unsigned kb;          /* 4, 16, 64: the page size in KiB */
 	unsigned page_shift;  /* 12, 14, 16 */
-	unsigned cont_ptes;   /* 16, 128, 32 */
+	unsigned cont_ptes;   /* 16, 128, 32: a power of two (core/mm.c shifts by its log2) */
 };
 
 /* The one granule table: every other place looks granules up here. */

@@ -145,12 +145,14 @@ static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 static inline bool fuzz_runs_next(const struct fuzz_runs *fr, unsigned granule_kb, unsigned k,
 				  uint64_t steps)
 {
+	bool g16 = granule_kb == 16;
+	unsigned min = g16 ? FUZZ_RUNS_AUTO_MIN_16K : 1;
+	unsigned max = g16 ? FUZZ_RUNS_AUTO_MAX_16K : FUZZ_RUNS_AUTO_MAX;
+	uint64_t budget = g16 ? FUZZ_STEP_BUDGET_16K : FUZZ_STEP_BUDGET;
+
 	if (fr->fixed)
 		return k < fr->fixed;
-	if (granule_kb == 16)
-		return k < FUZZ_RUNS_AUTO_MIN_16K ||
-		       (k < FUZZ_RUNS_AUTO_MAX_16K && steps < FUZZ_STEP_BUDGET_16K);
-	return k == 0 || (k < FUZZ_RUNS_AUTO_MAX && steps < FUZZ_STEP_BUDGET);
+	return k < min || (k < max && steps < budget);
 }
 
 /* One flag site: a word of a flag byte (mask, value: op_word_toggle) and,
