@@ -25,8 +25,9 @@ TREES = ["baseline", "early_exit"]
 #
 # name:   the mutant's name (also its variant name)
 # base:   the tree it is planted in: "baseline" or "early_exit" (the early-exit patch, docs/glossary.md)
-# expect: the violation kind the oracle must report (a|b: either, when the
-#         slip loses both hardware bits and timing decides which shows first)
+# expect: the violation kind the oracle must report (a|b: any of them, when
+#         the slip has several symptoms; a stress run goes on past other
+#         kinds until one of these, docs/mutants.md)
 # memory: "arm" if only arm64's weaker ordering shows it (the engine's
 #         --memory=arm; stress mode on x86 cannot); omitted: any model
 # what:   one line: what the slip is

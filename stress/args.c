@@ -57,7 +57,9 @@ static const char usage[] =
 "                     bbm_violation); 0 (the default): no TLB model\n"
 "  --tlb-evict=POLICY lru (the default) or random\n"
 "  --expect=KIND      succeed only if a KIND violation is found (mutant tests);\n"
-"                     several kinds joined by | accept any of them\n"
+"                     several kinds joined by | accept any of them; the run\n"
+"                     goes on past violations of other kinds (a bug's other\n"
+"                     symptoms) and stops at the first of an expected kind\n"
 "  --keep-going       count violations instead of stopping at the first\n"
 "  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
 "  --report-dir=DIR   write the reproducer there (default: bazel test's outputs folder,\n"
@@ -393,7 +395,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	if (!(cfg->ops = ops_parse(writers, err, sizeof(err))))
 		return bad("%s%s", err, "");
 	if (cfg->expect && cfg->keep_going)
-		return bad("--expect stops at the first violation; --keep-going contradicts it%s%s", "", "");
+		return bad("--expect stops at the first violation of an expected kind; --keep-going contradicts it%s%s", "", "");
 	if (slow && cfg->expect) {
 		/* sanitizer builds run slower: give planted bugs proportionally longer */
 		double f = atof(slow);

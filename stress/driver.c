@@ -39,6 +39,9 @@ static volatile sig_atomic_t g_signal;
 static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct violation first_vio;
 static _Atomic uint64_t n_violations;
+/* --expect: the kinds seen, and the first violation of an expected kind */
+static uint32_t kinds_seen;
+static struct violation expected_vio;
 static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
 /* delays taken, by role: readers, writers, hardware */
@@ -53,15 +56,37 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* A run stops at its first violation, except under --keep-going, and under
+ * --expect until a violation of an expected kind: one bug has several
+ * symptoms (a missing flush is a stale access or a conflict, a lost write
+ * permission a dirty bit lost or a fault loop), and which one timing brings
+ * first must not decide whether the mutant counts as caught. */
 static void report(const struct violation *v)
 {
+	uint32_t bit = 1u << v->kind;
+	bool wanted = C->expect & bit, new_other;
+
 	pthread_mutex_lock(&vio_lock);
 	if (atomic_fetch_add(&n_violations, 1) == 0)
 		first_vio = *v;
+	if (wanted && !(kinds_seen & C->expect))
+		expected_vio = *v;
+	new_other = C->expect && !wanted && !(kinds_seen & bit);
+	kinds_seen |= bit;
 	pthread_mutex_unlock(&vio_lock);
 	atomic_fetch_add(&M.hdr->violations, 1);
-	if (!C->keep_going)
+	if (new_other)
+		fprintf(stderr, "\nhammer: a %s violation, not of the expected kind (%s); going on for one:\n%s\n",
+			vkind_name(v->kind), C->expect_text, v->summary);
+	if (!C->keep_going && (!C->expect || wanted))
 		atomic_store(&W.stop, 1);
+}
+
+/* The violation a report shows: under --expect the first of an expected
+ * kind, if one was found; else the first. */
+static const struct violation *shown_vio(void)
+{
+	return C->expect && (kinds_seen & C->expect) ? &expected_vio : &first_vio;
 }
 
 static void report_finding(struct stress_world *w, const struct violation *v)
@@ -228,7 +253,7 @@ static void *reader_main(void *arg)
 			probe_abandon(&p);
 			if (locked)
 				pthread_mutex_unlock(&M.ptl[lt].lock);
-			break;
+			continue;   /* the loop ends if the report stopped the run */
 		}
 		atomic_store_explicit(&r->reading_locked, locked, memory_order_relaxed);
 		atomic_store_explicit(&r->reading, lt * M.bpt + block + 1, memory_order_relaxed);
@@ -252,10 +277,8 @@ static void *reader_main(void *arg)
 			flush_counts(&n_reads, &n_retries);
 
 		struct violation vio;   /* probe_judge clears it (without its 8 KB of text) */
-		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION) {
+		if (probe_judge(&M, &p, &vio, &r->st) == VERDICT_VIOLATION)
 			report(&vio);
-			break;
-		}
 	}
 	flush_counts(&n_reads, &n_retries);
 	acc_self.on_limit = acc_limit_ignore;
@@ -336,6 +359,7 @@ static void write_repro(void)
 {
 	char path[4096];
 	FILE *f;
+	const struct violation *v = shown_vio();
 
 	if (!C->report_dir)
 		return;
@@ -344,7 +368,7 @@ static void write_repro(void)
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/violation-%s-%s-%s-seed%llu.txt", C->report_dir,
-		 vkind_name(first_vio.kind), C->variant->name, C->variant->granule->name,
+		 vkind_name(v->kind), C->variant->name, C->variant->granule->name,
 		 (unsigned long long)C->seed);
 	f = fopen(path, "w");
 	if (!f) {
@@ -352,7 +376,7 @@ static void write_repro(void)
 		return;
 	}
 	fprintf(f, "%s\n%s\nreproduce (stress runs are timing-dependent; rerun a few times):\n  %s --seed=%llu\n",
-		first_vio.summary, first_vio.detail, C->cmdline ? C->cmdline : "hammer",
+		v->summary, v->detail, C->cmdline ? C->cmdline : "hammer",
 		(unsigned long long)C->seed);
 	fclose(f);
 	fprintf(stderr, "hammer: reproduce (timing-dependent; rerun a few times) with\n  %s --seed=%llu\n",
@@ -452,7 +476,11 @@ static void summary(FILE *f, double elapsed, const char *result)
 	} else {
 		fprintf(f, "null");
 	}
-	fprintf(f, ",\n \"expect\": \"%s\", \"result\": \"%s\"}\n",
+	fprintf(f, ",\n \"kinds_seen\": \"");
+	for (unsigned k = 0, n = 0; k < VK_COUNT; k++)
+		if (kinds_seen & (1u << k))
+			fprintf(f, "%s%s", n++ ? "|" : "", vkind_name(k));
+	fprintf(f, "\",\n \"expect\": \"%s\", \"result\": \"%s\"}\n",
 		C->expect ? C->expect_text : "clean", result);
 }
 
@@ -745,7 +773,7 @@ int stress_run(const struct stress_cfg *cfg)
 	for (unsigned i = 0; i < cfg->hw; i++)
 		delay_add(&delays_sum[2], &hw[i].delay);
 	/* Final writer-vs-hardware check with everything stopped. */
-	if (!hung && (!atomic_load(&n_violations) || cfg->keep_going))
+	if (!hung && (!atomic_load(&n_violations) || cfg->keep_going || (cfg->expect && !(kinds_seen & cfg->expect))))
 		for (unsigned lt = 0; lt < M.ntables; lt++)
 			agents_check_owed(&W, lt, -1);
 	double elapsed = now_s() - t0;
@@ -761,20 +789,22 @@ int stress_run(const struct stress_cfg *cfg)
 			cfg->variant->mutant ? " (planted: " : "",
 			cfg->variant->mutant ? cfg->variant->what : "",
 			cfg->variant->granule->name, cfg->reader_name,
-			first_vio.summary, first_vio.detail);
+			shown_vio()->summary, shown_vio()->detail);
+		if (shown_vio() != &first_vio)
+			fprintf(stderr, "(the first violation was of another kind: %s)\n", first_vio.summary);
 		write_repro();
 	}
 	if (g_signal)
 		fprintf(stderr, "hammer: stopped by signal %d\n", (int)g_signal);
 
 	if (cfg->expect) {
-		bool hit = atomic_load(&n_violations) && (cfg->expect & (1u << first_vio.kind));
+		bool hit = kinds_seen & cfg->expect;
 		result = hit ? "expected_violation_found" : "expected_violation_missing";
 		rc = hit ? 0 : 1;
 		if (!hit)
 			fprintf(stderr, "hammer: expected a %s violation within %.1fs; %s\n",
 				cfg->expect_text, cfg->seconds,
-				atomic_load(&n_violations) ? "found a different kind (above)" : "none found");
+				atomic_load(&n_violations) ? "found only other kinds (above)" : "none found");
 	} else {
 		result = atomic_load(&n_violations) ? "violation" : "clean";
 		rc = atomic_load(&n_violations) ? 1 : 0;
