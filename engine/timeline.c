@@ -4,12 +4,25 @@
 #include <errno.h>
 #include <string.h>
 
+/* The table page (slot) and entry an event's offset falls in, if it is in
+ * the table area. */
+static bool slot_entry(const struct harness_mm *m, const struct eng_event *e, unsigned *slot,
+		       unsigned *idx)
+{
+	if (e->off < 0 || !m || (uint64_t)e->off < m->hdr->off_entries ||
+	    (uint64_t)e->off >= m->hdr->off_entries + m->nslots * m->hdr->slot_stride)
+		return false;
+	*slot = (unsigned)(hmm_slot_of(m, m->entries + ((uint64_t)e->off - m->hdr->off_entries), idx) -
+			   m->slots);
+	return true;
+}
+
 /* "b0[5]" for an entry of the table, "slot 2 e17" for an old table page,
  * "tables[0]" for the RCU pointer, "-" for no location. */
 static void where(const struct run_result *r, const struct eng_event *e, char *buf, size_t len)
 {
 	const struct harness_mm *m = r->m;
-	int64_t off = e->off;
+	unsigned slot, idx;
 
 	if (e->kind == EK_LOCK) {
 		snprintf(buf, len, "PTL");
@@ -23,14 +36,10 @@ static void where(const struct run_result *r, const struct eng_event *e, char *b
 		snprintf(buf, len, "table pointer");
 		return;
 	}
-	if (off < 0 || !m || (uint64_t)off < m->hdr->off_entries ||
-	    (uint64_t)off >= m->hdr->off_entries + m->nslots * m->hdr->slot_stride) {
+	if (!slot_entry(m, e, &slot, &idx)) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	uint64_t rel = (uint64_t)off - m->hdr->off_entries;
-	unsigned slot = (unsigned)(rel / m->hdr->slot_stride);
-	unsigned idx = (unsigned)(rel % m->hdr->slot_stride / 8);
 	bool live = m->tables[0] && m->tables[0]->index == slot;
 
 	if (live)
@@ -133,17 +142,14 @@ static bool entry_of(const struct run_result *r, const struct eng_event *e, unsi
 		     unsigned *idx)
 {
 	const struct harness_mm *m = r->m;
+	unsigned slot, i;
 
 	if (e->kind == EK_LOCK || e->kind == EK_GP || e->kind == EK_RCU_DEREF ||
-	    e->kind == EK_RCU_ASSIGN || e->off < 0 || !m || !m->tables[0] ||
-	    (uint64_t)e->off < m->hdr->off_entries)
+	    e->kind == EK_RCU_ASSIGN || !m || !m->tables[0] || !slot_entry(m, e, &slot, &i) ||
+	    slot != m->tables[0]->index)
 		return false;
-	uint64_t rel = (uint64_t)e->off - m->hdr->off_entries;
-
-	if (rel / m->hdr->slot_stride != m->tables[0]->index)
-		return false;
-	*block = (unsigned)(rel % m->hdr->slot_stride / 8) / m->cont;
-	*idx = (unsigned)(rel % m->hdr->slot_stride / 8) % m->cont;
+	*block = i / m->cont;
+	*idx = i % m->cont;
 	return true;
 }
 
