@@ -40,7 +40,7 @@ static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct violation first_vio;
 static _Atomic uint64_t n_violations;
 /* --expect: the kinds seen, and the first violation of an expected kind */
-static uint32_t kinds_seen;
+static _Atomic uint32_t kinds_seen;    /* written under vio_lock */
 static struct violation expected_vio;
 static struct judge_stats judged;
 static pthread_mutex_t judged_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -629,6 +629,7 @@ int stress_run(const struct stress_cfg *cfg)
 	memset(&W, 0, sizeof(W));
 	atomic_store(&g_quiesce_gen, 0);
 	atomic_store(&n_violations, 0);
+	kinds_seen = 0;
 	memset(&judged, 0, sizeof(judged));
 	memset(&delays_sum, 0, sizeof(delays_sum));
 	readers_cpu_s = 0;
