@@ -22,6 +22,12 @@
  * volatile one, so that ThreadSanitizer sees it as the atomic access it is
  * against rcu_dereference()'s load. */
 #define rcu_set_pointer_relaxed(p, v) __atomic_store_n(&(p), (v), __ATOMIC_RELAXED)
+/* The harness's own look at a table from a thread that does not hold its
+ * lock (a check, not a step of the code under test): a read-side section
+ * here; on the engine a plain read that is no scheduling point. */
+#define check_rcu_read_lock() rcu_read_lock()
+#define check_rcu_read_unlock() rcu_read_unlock()
+#define check_rcu_dereference(p) rcu_dereference(p)
 #endif
 
 #endif

@@ -218,11 +218,21 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 				/* reported only while the table still grants less
 				 * than the translation does (not if a later op
 				 * granted it again) */
-				const uint64_t *tab = hmm_slot_entries(m, m->tables[lt]);
-				uint64_t now = acc_peek((uint64_t *)tab + idx);
+				struct slot_hdr *slot;
+				const uint64_t *tab;
+				uint64_t now;
 				bool wo;
-				const char *why = stale_because(&seen, tab, idx, m->g->page_shift, &wo);
+				const char *why;
 
+				/* the live table: a writer may retire it meanwhile */
+				check_rcu_read_lock();
+				slot = check_rcu_dereference(m->tables[lt]);
+				TSAN_RCU_CONSUME(slot);
+				tab = hmm_slot_entries(m, slot);
+				now = acc_peek((uint64_t *)tab + idx);
+				why = stale_because(&seen, tab, idx, m->g->page_shift, &wo);
+				TSAN_RCU_READ_END();
+				check_rcu_read_unlock();
 				if (why && (write || !wo)) {
 					report_stale(m, &seen, lt, idx, write, now, why, out);
 					return TLB_BAD;
