@@ -84,7 +84,10 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 	eng.cb_seq = 0;
 	for (unsigned i = 0; i < ENG_MAX_LOCKS; i++)
 		eng.lock_owner[i] = -1;
-	memset(eng.rf_tag, 0, sizeof(eng.rf_tag));
+	if (++eng.run_no == 0) {         /* wrapped: clear once per 2^32 runs */
+		memset(eng.rf_run, 0, sizeof(eng.rf_run));
+		eng.run_no = 1;
+	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		struct eng_thread *t = &eng.th[i];
 
@@ -394,13 +397,12 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 	}
 	if (!t || off < 0)
 		return;
-	uint32_t *rf = &eng.rf_tag[((uint64_t)off >> 3) & 4095];
 	if (k == EK_LOAD) {
 		/* reads-from coverage: this load (thread, instruction, word)
 		 * paired with the store it read (under arm: the write the model
 		 * chose) */
 		if (eng.feature) {
-			uint32_t src = eng_arm ? mem_last_source(tid) : *rf;
+			uint32_t src = eng_arm ? mem_last_source(tid) : eng_rf_source(off);
 
 			if (eng.feature_sites)
 				src &= 0xfff;       /* thread | instruction << 4 */
@@ -415,7 +417,10 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 			}
 		}
 	} else if (before != after) {
-		*rf = (uint32_t)(tid | t->instr << 4 | (eng.steps & 0xffff) << 12);
+		unsigned w = ((uint64_t)off >> 3) & 4095;
+
+		eng.rf_tag[w] = (uint32_t)(tid | t->instr << 4 | (eng.steps & 0xffff) << 12);
+		eng.rf_run[w] = eng.run_no;
 	}
 }
 

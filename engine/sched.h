@@ -151,8 +151,10 @@ struct eng {
 	 * to the access that made it): index, number of options, the one
 	 * taken; NULL: none. Not reset by eng_init. */
 	void (*on_choose)(unsigned index, unsigned n, unsigned c);
-	/* reads-from: the last store to each word (direct-mapped by offset) */
-	uint32_t rf_tag[4096];
+	/* reads-from: the last store to each word (direct-mapped by offset),
+	 * valid where rf_run holds this run's number (none stored: 0), so
+	 * that a run starts without clearing 16 KB */
+	uint32_t rf_tag[4096], rf_run[4096], run_no;
 	/* RCU */
 	struct rcu_head *cb_head, **cb_tail;
 	uint64_t cb_seq;
@@ -162,6 +164,15 @@ struct eng {
 };
 
 extern struct eng eng;
+
+/* Under sc: the source tag of the last store of this run to the word at
+ * off (direct-mapped, as the reads-from features have it); 0 if none. */
+static inline uint32_t eng_rf_source(int64_t off)
+{
+	unsigned w = ((uint64_t)off >> 3) & 4095;
+
+	return eng.rf_run[w] == eng.run_no ? eng.rf_tag[w] : 0;
+}
 
 /* For the watchdog (engine/watchdog.h), read from its own thread: a count
  * that moves with every step, and the running thread (-1: the scheduler). */

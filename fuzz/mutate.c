@@ -120,7 +120,7 @@ static void an_feature(uint32_t f)
 		return;
 	scan_stores();
 	unsigned tid = (unsigned)eng.cur;
-	uint32_t src = P->s.memory == MEM_ARM ? mem_last_source(tid) : eng.rf_tag[((uint64_t)e->off >> 3) & 4095];
+	uint32_t src = P->s.memory == MEM_ARM ? mem_last_source(tid) : eng_rf_source(e->off);
 	struct mut_load *L = &P->loads[P->nloads++];
 
 	*L = (struct mut_load){
