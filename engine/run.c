@@ -470,8 +470,8 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	}
 	/* nobody is inside a read-side section now */
 	eng_rcu_barrier();
-	if (s->tlb)             /* attached above only then */
-		for (unsigned t = 0; t < ENG_MAX_THREADS; t++)
+	if (s->tlb)             /* the TLBs attached above */
+		for (unsigned t = 0; t < s->nthreads; t++)
 			tlb_detach(R.m, &eng_tlbs[t]);
 	R.m->tlb_on = 0;
 	r->steps = eng.steps;

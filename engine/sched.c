@@ -417,7 +417,7 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after)
 			}
 		}
 	} else if (before != after) {
-		unsigned w = ((uint64_t)off >> 3) & 4095;
+		unsigned w = eng_rf_word(off);
 
 		eng.rf_tag[w] = (uint32_t)(tid | t->instr << 4 | (eng.steps & 0xffff) << 12);
 		eng.rf_run[w] = eng.run_no;

@@ -165,11 +165,17 @@ struct eng {
 
 extern struct eng eng;
 
+/* The reads-from table's slot of the word at off (direct-mapped). */
+static inline unsigned eng_rf_word(int64_t off)
+{
+	return ((uint64_t)off >> 3) & (sizeof(eng.rf_tag) / sizeof(eng.rf_tag[0]) - 1);
+}
+
 /* Under sc: the source tag of the last store of this run to the word at
- * off (direct-mapped, as the reads-from features have it); 0 if none. */
+ * off (as the reads-from features have it); 0 if none. */
 static inline uint32_t eng_rf_source(int64_t off)
 {
-	unsigned w = ((uint64_t)off >> 3) & 4095;
+	unsigned w = eng_rf_word(off);
 
 	return eng.rf_run[w] == eng.run_no ? eng.rf_tag[w] : 0;
 }

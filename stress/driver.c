@@ -60,7 +60,13 @@ static double now_s(void)
  * --expect until a violation of an expected kind: one bug has several
  * symptoms (a missing flush is a stale access or a conflict, a lost write
  * permission a dirty bit lost or a fault loop), and which one timing brings
- * first must not decide whether the mutant counts as caught. */
+ * first must not decide whether the mutant counts as caught. Do
+ * violations of these kinds end the run? */
+static bool ends_run(uint32_t kinds)
+{
+	return !C->keep_going && (C->expect ? (kinds & C->expect) != 0 : kinds != 0);
+}
+
 static void report(const struct violation *v)
 {
 	uint32_t bit = 1u << v->kind;
@@ -78,7 +84,7 @@ static void report(const struct violation *v)
 	if (new_other)
 		fprintf(stderr, "\nhammer: a %s violation, not of the expected kind (%s); going on for one:\n%s\n",
 			vkind_name(v->kind), C->expect_text, v->summary);
-	if (!C->keep_going && (!C->expect || wanted))
+	if (ends_run(bit))
 		atomic_store(&W.stop, 1);
 }
 
@@ -774,7 +780,7 @@ int stress_run(const struct stress_cfg *cfg)
 	for (unsigned i = 0; i < cfg->hw; i++)
 		delay_add(&delays_sum[2], &hw[i].delay);
 	/* Final writer-vs-hardware check with everything stopped. */
-	if (!hung && (!atomic_load(&n_violations) || cfg->keep_going || (cfg->expect && !(kinds_seen & cfg->expect))))
+	if (!hung && !ends_run(kinds_seen))     /* no violation ended the run */
 		for (unsigned lt = 0; lt < M.ntables; lt++)
 			agents_check_owed(&W, lt, -1);
 	double elapsed = now_s() - t0;
@@ -791,7 +797,7 @@ int stress_run(const struct stress_cfg *cfg)
 			cfg->variant->mutant ? cfg->variant->what : "",
 			cfg->variant->granule->name, cfg->reader_name,
 			shown_vio()->summary, shown_vio()->detail);
-		if (cfg->expect && (kinds_seen & cfg->expect) && !(cfg->expect & (1u << first_vio.kind)))
+		if (shown_vio() == &expected_vio && !(cfg->expect & (1u << first_vio.kind)))
 			fprintf(stderr, "(the first violation was of another kind: %s)\n", first_vio.summary);
 		write_repro();
 	}
