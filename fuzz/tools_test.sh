@@ -36,7 +36,14 @@
 #      campaign.conf that records run_flags=1 (before the runs' generations
 #      had names) replays with pairs and a note, or what the environment
 #      says; one from before they were recorded leaves the environment in
-#      charge.
+#      charge;
+#   7. afl_log (tools/lib/common.sh): afl-fuzz's output appended to the
+#      log without its per-pick "Fuzzing test case #" lines, everything
+#      else kept in order; with a log it cannot write (/dev/full) it still
+#      reads to the end, so the writer is not cut off (no SIGPIPE) and the
+#      pipeline succeeds; SIGHUP does not stop it; started in the
+#      background (as tools/campaign starts it) it holds none of the
+#      caller's output open, so `tools/campaign start | tee` ends.
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7
 shift 7
@@ -199,6 +206,34 @@ triage6 FUZZ_RUN_FLAGS=0; rc=$?
 grep -q '0 reproduce a violation, 1 do not' "$TMP/tri6.log" && triage6 && grep -q '1 reproduce a violation, 0 do not' "$TMP/tri6.log" \
   && ok "a campaign.conf without run settings: the environment decides" \
   || fail "a campaign.conf without run settings: $(head -2 "$TMP/tri6.log" | tr '\n' ' ')"
+
+# 7
+afl_out() {  # what afl-fuzz prints without a terminal, 2,000 picks
+  printf '[*] Spinning up the fork server...\n'
+  for i in $(seq 1 2000); do
+    printf '\033[1;94m[*] \033[0mFuzzing test case #%d (36 total, 0 crashes saved, perf_score=100)...\033[0m\n' "$i"
+    [ "$i" = 1000 ] && printf '[!] WARNING: half way\n'
+  done
+  printf '+++ Testing aborted programmatically +++\n'
+}
+printf 'earlier run\n' >"$TMP/afl7.log"
+(tool=tools_test; source "$COMMON"; set -o pipefail; afl_out | afl_log "$TMP/afl7.log"); rc=$?
+want=$(printf 'earlier run\n[*] Spinning up the fork server...\n[!] WARNING: half way\n+++ Testing aborted programmatically +++')
+[ $rc -eq 0 ] && [ "$(cat "$TMP/afl7.log")" = "$want" ] \
+  && ok "afl_log: the per-pick lines dropped, the rest appended in order" \
+  || fail "afl_log: rc $rc, log '$(head -c 300 "$TMP/afl7.log")'"
+(tool=tools_test; source "$COMMON"; set -o pipefail; afl_out | afl_log /dev/full); rc=$?
+[ $rc -eq 0 ] && ok "afl_log: a log it cannot write still drains the pipe (the writer runs to its end)" \
+  || fail "afl_log to /dev/full: pipeline rc $rc"
+(tool=tools_test; source "$COMMON"; { sleep 1; afl_out; } | { afl_log "$TMP/afl7h.log" & p=$!; sleep 0.3; pkill -HUP -P $p; kill -HUP $p; wait $p; }); rc=$?
+[ $rc -eq 0 ] && grep -q 'aborted programmatically' "$TMP/afl7h.log" && ok "afl_log: SIGHUP does not stop it" \
+  || fail "afl_log after SIGHUP: rc $rc, log '$(head -c 200 "$TMP/afl7h.log" 2>/dev/null)'"
+
+t0=$(date +%s)
+(tool=tools_test; source "$COMMON"; sleep 20 > >(afl_log "$TMP/afl7b.log") & echo started) | cat >/dev/null
+t1=$(date +%s)
+[ $((t1 - t0)) -lt 10 ] && ok "afl_log in the background holds none of the caller's output open" \
+  || fail "afl_log in the background kept the caller's pipe open for $((t1 - t0)) s"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]
