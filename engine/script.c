@@ -57,6 +57,15 @@ void script_set_taken(struct script *s, const uint8_t *taken, unsigned ntaken,
 	}
 }
 
+bool script_take_whole(struct script *s, const uint8_t *taken, unsigned ntaken,
+		       const uint8_t *choices, unsigned nchoices)
+{
+	if (ntaken > SCRIPT_MAX_SCHED || (s->memory == MEM_ARM && nchoices > SCRIPT_MAX_CHOICES))
+		return false;
+	script_set_taken(s, taken, ntaken, choices, nchoices);
+	return true;
+}
+
 void script_regranule(struct script *s, unsigned granule_kb)
 {
 	unsigned from = granule_cont(s->granule_kb), to = granule_cont(granule_kb);

@@ -140,6 +140,13 @@ void script_regranule(struct script *s, unsigned granule_kb);
 void script_set_taken(struct script *s, const uint8_t *taken, unsigned ntaken,
 		      const uint8_t *choices, unsigned nchoices);
 
+/* The same, only if all of it fits (false, s unchanged, if not): a
+ * program that replays the run exactly, the choices its tail stream would
+ * draw differently once the schedule's bytes change included (shrink's
+ * spelled-out schedule, fuzztool gen's programs). */
+bool script_take_whole(struct script *s, const uint8_t *taken, unsigned ntaken,
+		       const uint8_t *choices, unsigned nchoices);
+
 /* Is this instruction valid for granule cont entries and nblocks blocks?
  * Sets why if not. */
 bool instr_valid(const struct instr *in, unsigned cont, unsigned nblocks, const char **why);

@@ -199,9 +199,11 @@ unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind ki
 				progress = true, wins++;
 		}
 	}
-	/* Spell out the whole schedule the run takes up to the violation, so
-	 * the script does not depend on its seeded tail (docs/script-format.md)
-	 * and the schedule line alone tells the interleaving. */
+	/* Spell out the whole schedule the run takes up to the violation
+	 * (under arm, and the memory model's choices), so the script does not
+	 * depend on its seeded tails (docs/script-format.md: they are seeded
+	 * from the script's bytes, which the new schedule changes) and its
+	 * schedule and choices lines alone tell the interleaving. */
 	{
 		static struct script c;
 		struct run_opts ro = *o;
@@ -210,13 +212,11 @@ unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind ki
 		ro.policy.kind = ES_SCRIPT;
 		ro.record_events = false;
 		run_script(s, &ro, &r);
-		if (r.status == RS_VIOLATION && r.ntaken <= SCRIPT_MAX_SCHED) {
-			c = *s;
-			memcpy(c.sched, r.taken, r.ntaken);
-			c.nsched = r.ntaken;
-			if (still_fails(&c))
-				*s = c;
-		}
+		c = *s;
+		if (r.status == RS_VIOLATION &&
+		    script_take_whole(&c, r.taken, r.ntaken, r.taken_choices, r.ntaken_choices) &&
+		    still_fails(&c))
+			*s = c;
 	}
 	return wins;
 }

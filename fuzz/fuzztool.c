@@ -452,10 +452,9 @@ static int cmd_gen(int argc, char **argv)
 		char path[4096];
 
 		search_next_program(&x, nfrom ? (int)(made % nfrom) : -1, &s);
-		if (search_run_one(&x, &s, &r) != RS_CLEAN || r.ntaken > SCRIPT_MAX_SCHED)
+		if (search_run_one(&x, &s, &r) != RS_CLEAN ||
+		    !script_take_whole(&s, r.taken, r.ntaken, r.taken_choices, r.ntaken_choices))
 			continue;
-		memcpy(s.sched, r.taken, r.ntaken);
-		s.nsched = r.ntaken;
 		snprintf(path, sizeof(path), "%s/gen-%uk-%u.bin", dir, kb, made);
 		if (write_out(path, bin, script_encode(&s, bin)))
 			return 2;
