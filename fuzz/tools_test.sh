@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT COMMON_SH TRIAGE FLAG_RUN_TXT SEED.bin...
+# fuzz/tools_test.sh FUZZTOOL ENGINE SCRIPT_ASM CRASH_TXT COMMON_SH TRIAGE FLAG_RUN_TXT AFL_LOG SEED.bin...
 #
 # The crash-file tools on the default build (no AFL):
 #   1. fuzztool info: the crash file's outcome and signature with its own
@@ -37,16 +37,19 @@
 #      had names) replays with pairs and a note, or what the environment
 #      says; one from before they were recorded leaves the environment in
 #      charge;
-#   7. afl_log (tools/lib/common.sh): afl-fuzz's output appended to the
-#      log without its per-pick "Fuzzing test case #" lines, everything
-#      else kept in order; with a log it cannot write (/dev/full) it still
-#      reads to the end, so the writer is not cut off (no SIGPIPE) and the
-#      pipeline succeeds; SIGHUP does not stop it; started in the
-#      background (as tools/campaign starts it) it holds none of the
-#      caller's output open, so `tools/campaign start | tee` ends.
+#   7. afl_log (tools/lib/common.sh, fuzz/afl_log.c): afl-fuzz's output
+#      appended to the log without its per-pick "Fuzzing test case #"
+#      lines, everything else kept in order, a last line without its
+#      newline too, and an overlong line (100 KB) whole; with a log it
+#      cannot write (/dev/full) it still reads to the end, so the writer
+#      is not cut off (no SIGPIPE) and the pipeline succeeds; SIGHUP does
+#      not stop it; started in the background (as tools/campaign starts
+#      it) it holds none of the caller's output open, so `tools/campaign
+#      start | tee` ends; the binary alone: a usage error exits 2.
 set -u
-FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7
-shift 7
+FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7 AFL_LOG_BIN=$8
+export AFL_LOG_BIN
+shift 8
 SEEDS=("$@")
 TMP=${TEST_TMPDIR:-$(mktemp -d)}
 fails=0
@@ -214,14 +217,16 @@ afl_out() {  # what afl-fuzz prints without a terminal, 2,000 picks
     printf '\033[1;94m[*] \033[0mFuzzing test case #%d (36 total, 0 crashes saved, perf_score=100)...\033[0m\n' "$i"
     [ "$i" = 1000 ] && printf '[!] WARNING: half way\n'
   done
+  head -c 102400 /dev/zero | tr '\0' x; printf '\n'
   printf '+++ Testing aborted programmatically +++\n'
+  printf 'no newline at the end'
 }
 printf 'earlier run\n' >"$TMP/afl7.log"
 (tool=tools_test; source "$COMMON"; set -o pipefail; afl_out | afl_log "$TMP/afl7.log"); rc=$?
-want=$(printf 'earlier run\n[*] Spinning up the fork server...\n[!] WARNING: half way\n+++ Testing aborted programmatically +++')
+want=$(printf 'earlier run\n[*] Spinning up the fork server...\n[!] WARNING: half way\n%s\n+++ Testing aborted programmatically +++\nno newline at the end' "$(head -c 102400 /dev/zero | tr '\0' x)")
 [ $rc -eq 0 ] && [ "$(cat "$TMP/afl7.log")" = "$want" ] \
   && ok "afl_log: the per-pick lines dropped, the rest appended in order" \
-  || fail "afl_log: rc $rc, log '$(head -c 300 "$TMP/afl7.log")'"
+  || fail "afl_log: rc $rc, log '$(head -c 300 "$TMP/afl7.log")' ($(wc -c <"$TMP/afl7.log") bytes)"
 (tool=tools_test; source "$COMMON"; set -o pipefail; afl_out | afl_log /dev/full); rc=$?
 [ $rc -eq 0 ] && ok "afl_log: a log it cannot write still drains the pipe (the writer runs to its end)" \
   || fail "afl_log to /dev/full: pipeline rc $rc"
@@ -234,6 +239,9 @@ t0=$(date +%s)
 t1=$(date +%s)
 [ $((t1 - t0)) -lt 10 ] && ok "afl_log in the background holds none of the caller's output open" \
   || fail "afl_log in the background kept the caller's pipe open for $((t1 - t0)) s"
+
+"$AFL_LOG_BIN" </dev/null 2>"$TMP/al.err"; rc=$?
+[ $rc -eq 2 ] && grep -q usage "$TMP/al.err" && ok "afl_log without a file: usage, exit 2" || fail "afl_log without a file: rc $rc"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -18,7 +18,7 @@
 #   seeds_for, mutator_lib      the fuzzing tools' targets, binaries, seeds,
 #                               the custom mutator and afl-fuzz's environment for it
 #   afl_cpu                     $AFL_PIN: the CPU an afl-fuzz and its target run on
-#   afl_log FILE                afl-fuzz's output appended to FILE, without
+#   afl_log_bin, afl_log FILE   afl-fuzz's output appended to FILE, without
 #                               its line per queue pick
 
 # The workspace: this file is tools/lib/common.sh.
@@ -417,24 +417,33 @@ fuzz_queue_args() {
 
 # afl_log FILE: reads afl-fuzz's output (stdout and stderr) and appends it
 # to FILE, all but the line afl-fuzz prints for each queue entry it picks
-# ("Fuzzing test case #N (...)"). Without a terminal (AFL_NO_UI, a log
-# file) AFL++ 4.04c prints one per pick, and the custom mutator makes a
-# few mutants per pick: 1,400 lines (180 KB) a second measured on baseline
-# 4K, 650 MB an hour per instance, more on the empty target. Everything
-# else afl-fuzz says (its start, warnings, PROGRAM ABORT, the end) is kept;
-# fuzzer_stats and `tools/campaign status` say how a run goes.
-# Run it as `afl-fuzz ... 2>&1 | afl_log FILE` (the pipeline waits for it),
-# or, to keep afl-fuzz's pid in $!, `afl-fuzz ... > >(afl_log FILE) 2>&1 &`.
-# It outlives the terminal (SIGHUP, SIGINT ignored) as afl-fuzz does under
-# setsid, holds none of the caller's output open (a campaign started as
-# `tools/campaign start ... | tee` must end when start does), and if grep
-# stops (a full disk) it still drains the pipe: a filter gone would fail
-# afl-fuzz's writes.
+# ("Fuzzing test case #N (...)": without a terminal AFL++ 4.04c prints one
+# per pick, 650 MB an hour per campaign instance on baseline 4K), through
+# fuzz/afl_log.c ($AFL_LOG_BIN, from afl_log_bin), which reads in batches
+# so that afl-fuzz's writes wake no reader (docs/fuzzing.md, "Campaign
+# logs"). Run it as `afl-fuzz ... 2>&1 | afl_log FILE` (the pipeline waits
+# for it), or, to keep afl-fuzz's pid in $!, `afl-fuzz ... > >(afl_log
+# FILE) 2>&1 &`. It outlives the terminal (SIGHUP, SIGINT ignored) as
+# afl-fuzz does under setsid, holds none of the caller's output open (a
+# campaign started as `tools/campaign start ... | tee` must end when start
+# does), and reads to the end whatever happens (the filter or its log
+# gone would fail afl-fuzz's writes).
 afl_log() {
   trap '' HUP INT
   exec >/dev/null 2>&1
-  grep --line-buffered -v 'Fuzzing test case #' >>"$1" || true
+  "${AFL_LOG_BIN:-afl_log-was-not-built}" "$1" || true
   cat >/dev/null
+}
+# afl_log_bin: $AFL_LOG_BIN, the filter afl_log runs (//fuzz:afl_log, the
+# default build; FUZZ_BIN_DIR: taken from there)
+afl_log_bin() {
+  if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    AFL_LOG_BIN=$FUZZ_BIN_DIR/afl_log
+  else
+    bazel_build //fuzz:afl_log || { echo "$bazel_errors" >&2; die "//fuzz:afl_log does not build"; }
+    AFL_LOG_BIN=$(bazel_bin)/fuzz/afl_log
+  fi
+  [ -x "$AFL_LOG_BIN" ] || die "the log filter $AFL_LOG_BIN is not there"
 }
 
 # cpu_list LIST: the CPUs of a taskset-style list ("0-3,6") one per line
