@@ -26,6 +26,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -86,24 +87,34 @@ int main(int argc, char **argv)
 		failed = true;
 	}
 	(void)fcntl(0, F_SETPIPE_SZ, PIPE_BYTES);      /* not a pipe, or no room: as it is */
-	(void)fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 
+	/* stdin stays blocking (it is shared: afl_log's shell function drains
+	 * it with cat if this process ends early); poll says when a read
+	 * will not wait */
 	while (!eof) {
 		struct timespec ts = { 0, BATCH_MS * 1000000L };
-		bool more = true;
 
 		nanosleep(&ts, NULL);
-		while (more && !eof) {
-			ssize_t r = read(0, buf + have, sizeof(buf) - have);
+		while (!eof) {
+			struct pollfd pf = { .fd = 0, .events = POLLIN };
+			int k = poll(&pf, 1, 0);
+			ssize_t r;
 
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k < 0) {
+				fprintf(stderr, "afl_log: poll: %s\n", strerror(errno));
+				eof = true;
+				break;
+			}
+			if (k == 0)
+				break;                 /* nothing now: sleep */
+			r = read(0, buf + have, sizeof(buf) - have);
+			if (r < 0 && errno == EINTR)
+				continue;
 			if (r < 0) {
-				if (errno == EINTR)
-					continue;
-				if (errno != EAGAIN) {
-					fprintf(stderr, "afl_log: reading: %s\n", strerror(errno));
-					eof = true;
-				}
-				more = false;
+				fprintf(stderr, "afl_log: reading: %s\n", strerror(errno));
+				eof = true;
 				break;
 			}
 			if (r == 0) {
@@ -111,7 +122,6 @@ int main(int argc, char **argv)
 				break;
 			}
 			have += (size_t)r;
-			more = have == sizeof(buf);    /* full: the pipe may hold more */
 
 			/* every whole line; a partial one waits for the rest */
 			size_t start = 0;

@@ -45,7 +45,9 @@
 #      is not cut off (no SIGPIPE) and the pipeline succeeds; SIGHUP does
 #      not stop it; started in the background (as tools/campaign starts
 #      it) it holds none of the caller's output open, so `tools/campaign
-#      start | tee` ends; the binary alone: a usage error exits 2.
+#      start | tee` ends; if the filter is killed half way, the rest is
+#      still drained (stdin left blocking for the shell's cat: the writer,
+#      pausing, is not cut off); the binary alone: a usage error exits 2.
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7 AFL_LOG_BIN=$8
 export AFL_LOG_BIN
@@ -240,6 +242,11 @@ t1=$(date +%s)
 [ $((t1 - t0)) -lt 10 ] && ok "afl_log in the background holds none of the caller's output open" \
   || fail "afl_log in the background kept the caller's pipe open for $((t1 - t0)) s"
 
+(tool=tools_test; source "$COMMON"; set -o pipefail
+ { afl_out; sleep 1.5; afl_out; } | afl_log "$TMP/afl7k.log" &
+ sleep 0.7; pkill -KILL -f "^$AFL_LOG_BIN $TMP/afl7k.log\$"; wait $!); rc=$?
+[ $rc -eq 0 ] && ok "afl_log: the filter killed half way, the rest is still drained" \
+  || fail "afl_log killed half way: the writer was cut off (rc $rc)"
 "$AFL_LOG_BIN" </dev/null 2>"$TMP/al.err"; rc=$?
 [ $rc -eq 2 ] && grep -q usage "$TMP/al.err" && ok "afl_log without a file: usage, exit 2" || fail "afl_log without a file: rc $rc"
 

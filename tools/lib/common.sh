@@ -246,7 +246,8 @@ build_engine() {
 # Binaries: built with `bazel build --config=afl` (afl-clang-fast; the engine
 # and fuzztool built the same way run fine outside afl-fuzz), or taken from
 # $FUZZ_BIN_DIR (harness, fuzztool, script_asm, empty_target, decoder_fuzz,
-# engine side by side: how the Bazel tests run the tools). What afl-fuzz runs
+# engine side by side: how the Bazel tests run the tools; and afl_log, the
+# default build's, for campaigns: afl_log_bin). What afl-fuzz runs
 # is the one-variant harness of the target (//fuzz:harness_VARIANT_GRANULE,
 # target_harness below); the all-variants //fuzz:harness checks target names.
 
