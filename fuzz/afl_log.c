@@ -68,11 +68,59 @@ static void line(const char *p, size_t n)
 		put(p, n);
 }
 
+/* What stdin holds now, read into p: the bytes read; 0 if nothing is
+ * there (a read would wait); -1 at its end, or on an error (said).
+ * stdin stays blocking (it is shared: afl_log's shell function drains it
+ * with cat if this process ends early), so poll says when a read will
+ * not wait. */
+static ssize_t take_ready(char *p, size_t room)
+{
+	for (;;) {
+		struct pollfd pf = { .fd = 0, .events = POLLIN };
+		int k = poll(&pf, 1, 0);
+		ssize_t r;
+
+		if (k == 0)
+			return 0;
+		if (k > 0) {
+			r = read(0, p, room);
+			if (r > 0)
+				return r;
+			if (r == 0)
+				return -1;
+		}
+		if (errno == EINTR)
+			continue;
+		fprintf(stderr, "afl_log: reading: %s\n", strerror(errno));
+		return -1;
+	}
+}
+
+/* The whole lines of buf[0, have) filtered out, the partial last one
+ * moved to the front (or written, if overlong): what is left in buf. */
+static size_t lines(char *buf, size_t have)
+{
+	size_t start = 0;
+	char *nl;
+
+	while ((nl = memchr(buf + start, '\n', have - start))) {
+		line(buf + start, (size_t)(nl - buf) + 1 - start);
+		start = (size_t)(nl - buf) + 1;
+	}
+	if (start == 0 && have >= LINE_MAX_BYTES) {
+		line(buf, have);       /* an overlong line, as it is */
+		start = have;
+	}
+	memmove(buf, buf + start, have - start);
+	return have - start;
+}
+
 int main(int argc, char **argv)
 {
 	static char buf[PIPE_BYTES + LINE_MAX_BYTES];
+	const struct timespec batch = { 0, BATCH_MS * 1000000L };
 	size_t have = 0;
-	bool eof = false;
+	ssize_t r;
 
 	if (argc != 2 || !*argv[1]) {
 		fprintf(stderr, "usage: afl-fuzz ... 2>&1 | afl_log FILE\n");
@@ -88,57 +136,14 @@ int main(int argc, char **argv)
 	}
 	(void)fcntl(0, F_SETPIPE_SZ, PIPE_BYTES);      /* not a pipe, or no room: as it is */
 
-	/* stdin stays blocking (it is shared: afl_log's shell function drains
-	 * it with cat if this process ends early); poll says when a read
-	 * will not wait */
-	while (!eof) {
-		struct timespec ts = { 0, BATCH_MS * 1000000L };
-
-		nanosleep(&ts, NULL);
-		while (!eof) {
-			struct pollfd pf = { .fd = 0, .events = POLLIN };
-			int k = poll(&pf, 1, 0);
-			ssize_t r;
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0) {
-				fprintf(stderr, "afl_log: poll: %s\n", strerror(errno));
-				eof = true;
-				break;
-			}
-			if (k == 0)
-				break;                 /* nothing now: sleep */
-			r = read(0, buf + have, sizeof(buf) - have);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r < 0) {
-				fprintf(stderr, "afl_log: reading: %s\n", strerror(errno));
-				eof = true;
-				break;
-			}
-			if (r == 0) {
-				eof = true;
-				break;
-			}
-			have += (size_t)r;
-
-			/* every whole line; a partial one waits for the rest */
-			size_t start = 0;
-			char *nl;
-
-			while ((nl = memchr(buf + start, '\n', have - start))) {
-				line(buf + start, (size_t)(nl - buf) + 1 - start);
-				start = (size_t)(nl - buf) + 1;
-			}
-			if (start == 0 && have >= LINE_MAX_BYTES) {
-				line(buf, have);       /* an overlong line, as it is */
-				start = have;
-			}
-			memmove(buf, buf + start, have - start);
-			have -= start;
-		}
-	}
+	/* a batch: sleep (no write of afl-fuzz's wakes this process), then
+	 * take all that is there; lines() always leaves less than the buffer
+	 * (a line ends in it, or it is written whole), so a read has room */
+	do {
+		nanosleep(&batch, NULL);
+		while ((r = take_ready(buf + have, sizeof(buf) - have)) > 0)
+			have = lines(buf, have + (size_t)r);
+	} while (r == 0);
 	if (have)
 		line(buf, have);
 	return failed ? 1 : 0;
