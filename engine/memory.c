@@ -89,6 +89,7 @@ static struct loc locs[MAX_LOCS];
 static unsigned nlocs;
 static uint32_t hash[HASH_SLOTS];           /* loc index + 1; 0 empty */
 static struct thread_views th[ENG_MAX_THREADS];
+static unsigned nprompt_all;                /* the sum of every thread's nprompt */
 static uint32_t lock_view[ENG_MAX_LOCKS];
 static uint32_t gp_view;
 static struct mem_stats stats;
@@ -113,6 +114,7 @@ void mem_reset(void)
 		T->first = T->end = T->nbuf = T->nprompt = T->scanned = 0;
 		T->rescan = false;
 	}
+	nprompt_all = 0;
 	memset(lock_view, 0, sizeof(lock_view));
 	gp_view = 0;
 	memset(&stats, 0, sizeof(stats));
@@ -186,6 +188,7 @@ static void commit(unsigned tid, unsigned i)
 	T->skip[i] = (uint16_t)(i + 1);
 	T->nbuf--;
 	T->nprompt -= !b.delayed;
+	nprompt_all -= !b.delayed;
 	locs[b.loc].nbuf[tid]--;
 	if (b.delayed && i < T->scanned) {
 		locs[b.loc].held[tid]--;
@@ -238,6 +241,11 @@ static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
 		idx[n++] = i;
 	}
 	return n;
+}
+
+bool mem_propagate_due(void)
+{
+	return nprompt_all != 0;
 }
 
 void mem_propagate(unsigned nthreads)
@@ -412,6 +420,7 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool obs
 					      .observed = observed, .delayed = delayed };
 	T->nbuf++;
 	T->nprompt += !delayed;
+	nprompt_all += !delayed;
 	locs[l].nbuf[tid]++;
 	stats.buffered++;
 	T->dep = 0;

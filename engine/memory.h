@@ -89,6 +89,9 @@ void mem_fence(unsigned tid, enum mem_fence f);
 /* Before each step of a run: every buffered store not held back becomes
  * visible. */
 void mem_propagate(unsigned nthreads);
+/* Whether mem_propagate has anything to do (a store not held back, of any
+ * thread): when not, the scheduler skips it and its set-up. */
+bool mem_propagate_due(void);
 /* Make every buffered store of tid visible (order: choices). */
 void mem_drain(unsigned tid);
 /* ... of tid's to p (before an atomic on p) */

@@ -2,6 +2,7 @@
 #include "engine/run.h"
 
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +34,16 @@ static struct mm_slot {
 } mm_cache[MM_CACHE];
 
 /* The run in progress (one at a time). */
-static struct {
+static struct run_state {
 	const struct script *s;
 	struct harness_mm *m;
 	struct run_result *r;
 	struct block_plan plans[SCRIPT_MAX_BLOCKS];
-	struct probe probe[ENG_MAX_THREADS];
 	bool reading[ENG_MAX_THREADS];
+	/* each thread's read in progress (where reading): probe_open sets
+	 * what probe_close and probe_judge use, so a run does not clear
+	 * these 16 KB (two 128-entry copies of a block per thread) */
+	struct probe probe[ENG_MAX_THREADS];
 } R;
 /* The writers' contexts (each holds a violation report: kept out of R,
  * which is cleared per run; run_script resets what a run uses). */
@@ -379,6 +383,18 @@ static void set_up_tlbs(void)
 	}
 }
 
+/* A zeroed result, but for its violation's 8 KB of text: violation_clear
+ * empties the report without writing it (a run fills it in only on a
+ * violation; clearing it was most of a short run's fixed cost). */
+static void result_clear(struct run_result *r)
+{
+	size_t after = offsetof(struct run_result, vio) + sizeof(r->vio);
+
+	memset(r, 0, offsetof(struct run_result, vio));
+	violation_clear(&r->vio);
+	memset((char *)r + after, 0, sizeof(*r) - after);
+}
+
 enum run_status run_script(const struct script *s, const struct run_opts *o,
 			   struct run_result *r)
 {
@@ -386,7 +402,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 	const struct variant *v = o->variant;
 	struct eng_policy pol = o->policy;
 
-	memset(r, 0, sizeof(*r));
+	result_clear(r);
 	r->vio_tid = r->vio_instr = -1;
 	if (!v && !(v = run_find_variant(s->variant, s->granule_kb, err, sizeof(err)))) {
 		snprintf(r->error, sizeof(r->error), "%s", err);
@@ -397,7 +413,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 			 v->name, v->granule->name, s->granule_kb);
 		return r->status = RS_ERROR;
 	}
-	memset(&R, 0, sizeof(R));
+	memset(&R, 0, offsetof(struct run_state, probe));
 	R.s = s;
 	R.r = r;
 	if (!(R.m = mm_for(v, s->nblocks, err, sizeof(err)))) {

@@ -21,6 +21,15 @@ const char *const eng_kind_names[EK_COUNT] = {
 
 static struct acc_thread main_acc;
 
+/* The runnable threads as a mask, computed again only after something it
+ * depends on changed (a thread's state, a lock wanted or taken, a grace
+ * period waited for, a read-side section entered or left): most steps
+ * change none of them, and the mask is asked for several times a step
+ * (the pick, a load's livelock and propagation checks). */
+static uint32_t runnable_cached;
+static bool runnable_valid;
+static inline void runnable_changed(void) { runnable_valid = false; }
+
 /* Room for one more byte in a trace buffer (the schedule or the choices
  * taken), doubling it when full; false if it cannot grow. */
 static bool trace_room(uint8_t **buf, unsigned n, unsigned *cap)
@@ -47,6 +56,7 @@ static void thread_entry(void *arg)
 	eng.body(tid);
 	acc_thread_copy(&t->acc, &acc_self);
 	t->state = PS_DONE;
+	runnable_changed();
 	coro_resume(&t->co, &eng.main);
 	__builtin_trap();
 }
@@ -107,6 +117,7 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 		t->solo_loads = 0;
 	}
 	eng.streak = 0;
+	runnable_changed();
 	switch (pol->kind) {
 	case ES_RANDOM:
 		eng.policy = random_policy_init(&eng.policy_state.random, pol->seed);
@@ -158,6 +169,7 @@ void eng_stop(void)
 		struct eng_thread *t = &eng.th[eng.cur];
 
 		t->state = PS_DONE;
+		runnable_changed();
 		yield();
 		__builtin_trap();
 	}
@@ -187,14 +199,21 @@ static bool runnable(unsigned tid)
 	return true;
 }
 
-static uint32_t runnable_mask(void)
+static uint32_t runnable_compute(void)
 {
 	uint32_t m = 0;
 
 	for (unsigned u = 0; u < eng.nthreads; u++)
 		if (runnable(u))
 			m |= 1u << u;
+	runnable_cached = m;
+	runnable_valid = true;
 	return m;
+}
+
+static inline uint32_t runnable_mask(void)
+{
+	return runnable_valid ? runnable_cached : runnable_compute();
 }
 
 static void record_taken(int tid)
@@ -224,7 +243,7 @@ static void propagate_between_steps(void)
 {
 	int cur = eng.cur;
 
-	if (eng.pol.memory != MEM_ARM)
+	if (eng.pol.memory != MEM_ARM || !mem_propagate_due())
 		return;
 	if (cur < 0) {
 		mem_propagate(eng.nthreads);
@@ -279,6 +298,7 @@ uint64_t eng_run(void)
 	/* each thread runs up to its first scheduling point (no access yet) */
 	for (unsigned i = 0; i < eng.nthreads && !eng.stop; i++) {
 		eng.th[i].state = PS_READY;
+		runnable_changed();
 		resume(i);
 	}
 	pick_in_thread = true;
@@ -355,10 +375,7 @@ void eng_access_point(enum acc_kind kind) { eng_point((enum eng_kind)kind); }
 
 static bool others_stand_still(unsigned tid)
 {
-	for (unsigned u = 0; u < eng.nthreads; u++)
-		if (u != tid && runnable(u))
-			return false;
-	return true;
+	return !(runnable_mask() & ~(1u << tid));
 }
 
 uint64_t eng_alone_loads(void)
@@ -438,10 +455,12 @@ void eng_lock(unsigned id)
 		return;
 	t = &eng.th[eng.cur];
 	t->lock_want = (int)id;
+	runnable_changed();
 	eng_point(EK_LOCK);
 	/* picked only when the lock is free */
 	eng.lock_owner[id] = eng.cur;
 	t->lock_want = -1;
+	runnable_changed();
 	eng_note(EK_LOCK, NULL, id, id);
 	if (eng_arm)
 		mem_lock_acquire((unsigned)eng.cur, id);
@@ -454,12 +473,16 @@ void eng_unlock(unsigned id)
 	if (eng_arm)
 		mem_lock_release((unsigned)eng.cur, id);
 	eng.lock_owner[id] = -1;
+	runnable_changed();
 }
 
 /* ---- RCU (engine/rcu_sched.h) ----------------------------------------- */
 void eng_rcu_read_lock(void)
 {
-	if (eng.cur >= 0 && eng.th[eng.cur].rcu_nesting++ == 0 && eng_arm)
+	if (eng.cur < 0)
+		return;
+	runnable_changed();
+	if (eng.th[eng.cur].rcu_nesting++ == 0 && eng_arm)
 		mem_read_section_begin((unsigned)eng.cur);
 }
 
@@ -470,6 +493,7 @@ void eng_rcu_read_unlock(void)
 
 		if (--t->rcu_nesting == 0)
 			t->rcu_epoch++;
+		runnable_changed();
 	}
 }
 
@@ -555,11 +579,13 @@ void eng_synchronize_rcu(void)
 			}
 		}
 		t->gp_wait = true;
+		runnable_changed();
 		if (eng_arm)
 			mem_grace_period_begin((unsigned)eng.cur);
 		eng_point(EK_GP);
 		/* picked only once the grace period has elapsed */
 		t->gp_wait = false;
+		runnable_changed();
 		eng_note(EK_GP, NULL, upto, upto);
 		if (eng_arm)
 			mem_grace_period((unsigned)eng.cur);
