@@ -663,6 +663,8 @@ int main(int argc, char **argv)
 {
 	if (getenv("ENGINE_PROG"))
 		prog = getenv("ENGINE_PROG");
+	/* the engine's caches checked at every use (engine/sched.h) */
+	eng.check_caches = getenv("ENGINE_CHECK_CACHES") && *getenv("ENGINE_CHECK_CACHES") == '1';
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);

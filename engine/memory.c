@@ -3,6 +3,7 @@
  * engine's one OS thread. */
 #include "engine/memory.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +246,17 @@ static unsigned eligible(unsigned tid, unsigned *idx, unsigned max)
 
 bool mem_propagate_due(void)
 {
+	if (__builtin_expect(eng.check_caches, 0)) {
+		unsigned sum = 0;
+
+		for (unsigned tid = 0; tid < ENG_MAX_THREADS; tid++)
+			sum += th[tid].nprompt;
+		if (sum != nprompt_all) {
+			fprintf(stderr, "engine: the count of stores due is %u, the threads' sum %u\n",
+				nprompt_all, sum);
+			abort();
+		}
+	}
 	return nprompt_all != 0;
 }
 

@@ -1,6 +1,7 @@
 /* engine/sched.c - the deterministic scheduler (see engine/sched.h). */
 #include "engine/sched.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,21 +200,42 @@ static bool runnable(unsigned tid)
 	return true;
 }
 
-static uint32_t runnable_compute(void)
+static uint32_t runnable_now(void)
 {
 	uint32_t m = 0;
 
 	for (unsigned u = 0; u < eng.nthreads; u++)
 		if (runnable(u))
 			m |= 1u << u;
-	runnable_cached = m;
-	runnable_valid = true;
 	return m;
+}
+
+static uint32_t runnable_compute(void)
+{
+	runnable_cached = runnable_now();
+	runnable_valid = true;
+	return runnable_cached;
+}
+
+static void runnable_check(void)
+{
+	uint32_t now = runnable_now();
+
+	if (now != runnable_cached) {
+		fprintf(stderr, "engine: the cached runnable mask is stale at step %llu: %#x, now %#x "
+			"(a change to what runnable() reads without runnable_changed())\n",
+			(unsigned long long)eng.steps, runnable_cached, now);
+		abort();
+	}
 }
 
 static inline uint32_t runnable_mask(void)
 {
-	return runnable_valid ? runnable_cached : runnable_compute();
+	if (!runnable_valid)
+		return runnable_compute();
+	if (__builtin_expect(eng.check_caches, 0))
+		runnable_check();
+	return runnable_cached;
 }
 
 static void record_taken(int tid)

@@ -147,6 +147,12 @@ struct eng {
 	 * never reads it (fuzz/harness.c; its four mixes per access were ~5%
 	 * of a run). Not reset by eng_init. */
 	bool hash_off;
+	/* check the scheduler's and the memory model's cached state (the
+	 * runnable mask, the count of stores due) against a fresh computation
+	 * at every use, aborting with a message on a difference: a cache a
+	 * change forgot to invalidate (engine/determinism_test.c sets it).
+	 * Not reset by eng_init. */
+	bool check_caches;
 	/* an observer of the memory model's choices (fuzz/mutate.c maps each
 	 * to the access that made it): index, number of options, the one
 	 * taken; NULL: none. Not reset by eng_init. */
