@@ -385,7 +385,7 @@ static void set_up_tlbs(void)
 
 /* A zeroed result, but for its violation's 8 KB of text: violation_clear
  * empties the report without writing it (a run fills it in only on a
- * violation; clearing it was most of a short run's fixed cost). */
+ * violation, and the fuzz harness runs one every few microseconds). */
 static void result_clear(struct run_result *r)
 {
 	size_t after = offsetof(struct run_result, vio) + sizeof(r->vio);
