@@ -389,6 +389,9 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 				s->nchoices = (unsigned)avail;
 		} else if (s->nchoices > SCRIPT_MAX_CHOICES) {
 			return fail(err, o + 1, "%u choices (at most %d)", s->nchoices, SCRIPT_MAX_CHOICES);
+		} else if (buf[4] == SCRIPT_VERSION && s->memory == MEM_SC && !s->nchoices) {
+			/* what the encoder writes as version 1: one script, one encoding */
+			return fail(err, o, "version 2 with the sc model and no choices (written as version 1)");
 		}
 		o += 3;
 		NEED(s->nchoices, "choices");
