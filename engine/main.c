@@ -661,10 +661,12 @@ static int cmd_hash(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	const char *check = getenv("ENGINE_CHECK_CACHES");
+
 	if (getenv("ENGINE_PROG"))
 		prog = getenv("ENGINE_PROG");
 	/* the engine's caches checked at every use (engine/sched.h) */
-	eng.check_caches = getenv("ENGINE_CHECK_CACHES") && *getenv("ENGINE_CHECK_CACHES") == '1';
+	eng.check_caches = check && *check == '1';
 	if (argc < 2)
 		return usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
