@@ -10,6 +10,7 @@
 #include "engine/gen.h"
 #include "engine/memory.h"
 #include "engine/sched.h"
+#include "fuzz/bytes_hash.h"
 
 const char *const mut_op_names[MO_COUNT] = {
 	[MO_TAIL] = "tail", [MO_REDRAW] = "redraw", [MO_PREEMPT] = "preempt",
@@ -41,15 +42,6 @@ static uint32_t mix32(uint64_t a, uint64_t b)
 	h ^= b + (h << 6) + (h >> 2);
 	h *= 0x94d049bb133111ebULL;
 	return (uint32_t)(h ^ (h >> 31));
-}
-
-static uint64_t fnv(const uint8_t *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
 }
 
 /* ---- analysis: one run of the parent ------------------------------------ */
@@ -275,7 +267,7 @@ bool mut_set_parent(struct mutator *m, const uint8_t *buf, size_t len)
 {
 	struct mut_parent *P = &m->parent;
 	struct script_error err;
-	uint64_t h = fnv(buf, len);
+	uint64_t h = bytes_hash(buf, len);
 
 	if (P->valid && P->hash == h)
 		return true;

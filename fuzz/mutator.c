@@ -19,8 +19,16 @@
  *   FUZZ_MUTANTS                 mutants per queue entry, 1-65536 (default 4)
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
+ *   FUZZ_MUTANT_FILTER           1 (default): a mutant emitted recently is
+ *                                not emitted again (fuzz/mutant_filter.h):
+ *                                the mutator makes another, up to
+ *                                FILTER_TRIES in all, and if every one was
+ *                                made before, hands afl-fuzz none (no
+ *                                execution); 0: off, to measure it
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
- *                                operator made (and invalid ones: must be 0),
+ *                                operator made and, of those, the ones made
+ *                                again and not emitted (and invalid ones:
+ *                                must be 0), the picks that emitted nothing,
  *                                and the parents analysed with a run and from
  *                                the cache (fuzz/parent_cache.h); created at
  *                                start, so a bad path fails then
@@ -32,16 +40,22 @@
 #include <string.h>
 
 #include "core/pte.h"
+#include "fuzz/mutant_filter.h"
 #include "fuzz/mutate.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define FUZZ_MUTANTS_DEFAULT 4
 #define MUT_WEIGHT_MAX 1000000u
+#define FILTER_TRIES 8           /* mutants made for one afl_custom_fuzz, at most */
 
 struct afl_mutator {
 	struct mutator m;
 	unsigned mutants;
 	const char *stats;
+	bool filter_on;
+	struct mutant_filter filter;
+	uint64_t again[MO_COUNT];     /* mutants made again, by operator: not emitted */
+	uint64_t empty;               /* calls that emitted nothing (every try made again) */
 	uint8_t out[SCRIPT_MAX_BYTES + 16];
 };
 
@@ -108,7 +122,7 @@ static void set_weights(struct mutator *m, const char *spec)
 EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 {
 	const char *v = getenv("FUZZ_VARIANT"), *g = getenv("FUZZ_GRANULE"), *n = getenv("FUZZ_MUTANTS");
-	const char *ops = getenv("FUZZ_MUTATOR_OPS");
+	const char *ops = getenv("FUZZ_MUTATOR_OPS"), *filter = getenv("FUZZ_MUTANT_FILTER");
 	const struct granule *gr;
 	struct afl_mutator *d;
 	char err[512];
@@ -132,6 +146,11 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 	}
 	if (ops && *ops)
 		set_weights(&d->m, ops);
+	if (filter && *filter && strcmp(filter, "0") && strcmp(filter, "1"))
+		bad("FUZZ_MUTANT_FILTER: 0 or 1");
+	d->filter_on = !(filter && !strcmp(filter, "0"));
+	if (d->filter_on && !mutant_filter_init(&d->filter))
+		bad("no memory for the mutant filter");
 	d->stats = getenv("FUZZ_MUTATOR_STATS");
 	if (d->stats && *d->stats) {
 		/* a path that cannot be written fails now, not after the campaign */
@@ -153,7 +172,12 @@ EXPORT unsigned afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t len
 {
 	struct afl_mutator *d = data;
 
-	return mut_set_parent(&d->m, buf, len) ? d->mutants : 0;
+	if (!mut_set_parent(&d->m, buf, len))
+		return 0;
+	/* the parent itself ran already: a mutant equal to it is made again */
+	if (d->filter_on)
+		mutant_filter_seen(&d->filter, buf, len);
+	return d->mutants;
 }
 
 EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **out, uint8_t *add,
@@ -165,8 +189,17 @@ EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **ou
 	*out = d->out;
 	if (!mut_set_parent(&d->m, buf, len))
 		return 0;
-	n = mut_fuzz(&d->m, MO_COUNT, add, addlen, d->out);
-	return n <= max ? n : 0;
+	for (int tries = 0; tries < FILTER_TRIES; tries++) {
+		n = mut_fuzz(&d->m, MO_COUNT, add, addlen, d->out);
+		if (n > max)
+			return 0;
+		if (!d->filter_on || !mutant_filter_seen(&d->filter, d->out, n))
+			return n;
+		d->again[d->m.last]++;
+	}
+	/* 0: afl-fuzz runs nothing for this mutant */
+	d->empty++;
+	return 0;
 }
 
 /* The operator behind the last mutant: AFL++ puts it in queue and crash
@@ -186,9 +219,12 @@ EXPORT void afl_custom_deinit(void *data)
 
 	if (d->stats) {
 		if ((f = fopen(d->stats, "w"))) {
+			/* operator, mutants made, of those made again (not emitted) */
 			for (int i = 0; i < MO_COUNT; i++)
-				fprintf(f, "%s\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i]);
+				fprintf(f, "%s\t%llu\t%llu\n", mut_op_names[i], (unsigned long long)d->m.applied[i],
+					(unsigned long long)d->again[i]);
 			fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
+			fprintf(f, "emitted_none\t%llu\n", (unsigned long long)d->empty);
 			fprintf(f, "parents_run\t%llu\n", (unsigned long long)d->m.analyses);
 			fprintf(f, "parents_cached\t%llu\n", (unsigned long long)d->m.cache.hits);
 			fclose(f);
@@ -197,5 +233,7 @@ EXPORT void afl_custom_deinit(void *data)
 		}
 	}
 	mut_fini(&d->m);
+	if (d->filter_on)
+		mutant_filter_fini(&d->filter);
 	free(d);
 }
