@@ -11,9 +11,10 @@
  * the executions ran a script byte for byte the same as an earlier one.
  *
  * The filter remembers the hashes (fuzz/bytes_hash.h) of what was emitted
- * in MUTANT_FILTER_SLOTS slots, direct-mapped (a colliding hash replaces
- * the older one): bounded memory, and the recent past, which is where the
- * repeats come from (the same entry picked again within a queue cycle).
+ * in MUTANT_FILTER_SLOTS slots, in sets of MUTANT_FILTER_WAYS (a full set
+ * forgets its oldest hash): bounded memory, and the recent past, which is
+ * where the repeats come from (the same entry picked again within a queue
+ * cycle).
  * A hash equal to a remembered one counts as the same script; two
  * different scripts with the same 64-bit hash would cost one mutant, not
  * a wrong result.
@@ -25,11 +26,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MUTANT_FILTER_BITS 21
-#define MUTANT_FILTER_SLOTS (1u << MUTANT_FILTER_BITS)   /* 16 MB */
+#include "fuzz/mutate.h"
+
+#define MUTANT_FILTER_SET_BITS 19
+#define MUTANT_FILTER_WAYS 4
+#define MUTANT_FILTER_SLOTS (MUTANT_FILTER_WAYS << MUTANT_FILTER_SET_BITS)   /* 16 MB */
 
 struct mutant_filter {
-	uint64_t *slot;         /* MUTANT_FILTER_SLOTS hashes; 0: empty */
+	uint64_t *slot;         /* MUTANT_FILTER_SLOTS hashes, newest first in
+				 * each set; 0: empty */
 };
 
 /* Allocates the slots; false if out of memory. */
@@ -40,5 +45,15 @@ bool mutant_filter_init(struct mutant_filter *f);
 bool mutant_filter_seen(struct mutant_filter *f, const uint8_t *p, size_t n);
 
 void mutant_filter_fini(struct mutant_filter *f);
+
+#define MUTANT_FILTER_TRIES 8    /* mutants made for one emitted, at most */
+
+/* A mutant of m's parent (mut_fuzz, any operator) into out that f has not
+ * seen, which f then remembers: its length; 0 if MUTANT_FILTER_TRIES
+ * mutants in a row were all made before (or one did not fit in max).
+ * Each one made again is counted in again[] by its operator. f NULL: no
+ * filter (the first mutant). */
+size_t mutant_filter_fuzz(struct mutant_filter *f, struct mutator *m, const uint8_t *add, size_t addlen,
+			  uint8_t *out, size_t max, uint64_t again[MO_COUNT]);
 
 #endif

@@ -22,7 +22,7 @@
  *   FUZZ_MUTANT_FILTER           1 (default): a mutant emitted recently is
  *                                not emitted again (fuzz/mutant_filter.h):
  *                                the mutator makes another, up to
- *                                FILTER_TRIES in all, and if every one was
+ *                                MUTANT_FILTER_TRIES in all, and if every one was
  *                                made before, hands afl-fuzz none (no
  *                                execution); 0: off, to measure it
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
@@ -46,7 +46,6 @@
 #define EXPORT __attribute__((visibility("default")))
 #define FUZZ_MUTANTS_DEFAULT 4
 #define MUT_WEIGHT_MAX 1000000u
-#define FILTER_TRIES 8           /* mutants made for one afl_custom_fuzz, at most */
 
 struct afl_mutator {
 	struct mutator m;
@@ -55,7 +54,7 @@ struct afl_mutator {
 	bool filter_on;
 	struct mutant_filter filter;
 	uint64_t again[MO_COUNT];     /* mutants made again, by operator: not emitted */
-	uint64_t empty;               /* calls that emitted nothing (every try made again) */
+	uint64_t empty;               /* calls that emitted nothing */
 	uint8_t out[SCRIPT_MAX_BYTES + 16];
 };
 
@@ -189,17 +188,10 @@ EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **ou
 	*out = d->out;
 	if (!mut_set_parent(&d->m, buf, len))
 		return 0;
-	for (int tries = 0; tries < FILTER_TRIES; tries++) {
-		n = mut_fuzz(&d->m, MO_COUNT, add, addlen, d->out);
-		if (n > max)
-			return 0;
-		if (!d->filter_on || !mutant_filter_seen(&d->filter, d->out, n))
-			return n;
-		d->again[d->m.last]++;
-	}
-	/* 0: afl-fuzz runs nothing for this mutant */
-	d->empty++;
-	return 0;
+	n = mutant_filter_fuzz(d->filter_on ? &d->filter : NULL, &d->m, add, addlen, d->out, max, d->again);
+	if (!n)
+		d->empty++;     /* afl-fuzz runs nothing for this one */
+	return n;
 }
 
 /* The operator behind the last mutant: AFL++ puts it in queue and crash

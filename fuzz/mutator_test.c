@@ -19,7 +19,10 @@
  *      picked;
  *   8. a parent picked again is not run again: its analysis comes from
  *      the parent cache, the same as a fresh run's; the cache compares
- *      whole keys, replaces on a collision, and refuses past its bound.
+ *      whole keys, replaces on a collision, and refuses past its bound;
+ *   9. the mutant filter: a script added is seen, another is not; through
+ *      it, 3,000 mutants of one parent are all different, while without
+ *      it the same mutator remakes some (so the check can fail).
  * Exit 0 pass, 1 fail.
  */
 #include <stdio.h>
@@ -27,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fuzz/mutant_filter.h"
 #include "fuzz/mutate.h"
 
 static int fails;
@@ -371,6 +375,63 @@ static void time_mutants(void)
 	printf("mutants: %.2f us each\n", ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 / n);
 }
 
+/* 9: how many of n mutants of seed 0's parent equal an earlier one, with
+ * filter f (NULL: none); *emitted the ones made */
+static unsigned remade(struct mutant_filter *f, unsigned n, unsigned *emitted)
+{
+	static uint8_t *kept[4096];
+	static size_t klen[4096];
+	uint64_t again[MO_COUNT] = { 0 };
+	unsigned k = 0, same = 0;
+
+	init(&M, seeds[0].kb, 9);
+	mut_set_parent(&M, seeds[0].bin, seeds[0].len);
+	if (f)          /* as afl_custom_fuzz_count: the parent ran already */
+		mutant_filter_seen(f, seeds[0].bin, seeds[0].len);
+	for (unsigned i = 0; i < n && k < 4096; i++) {
+		size_t len = mutant_filter_fuzz(f, &M, seeds[1].bin, seeds[1].len, out, sizeof(out), again);
+
+		if (!len)
+			continue;
+		for (unsigned j = 0; j < k; j++)
+			if (klen[j] == len && !memcmp(kept[j], out, len)) {
+				same++;
+				break;
+			}
+		kept[k] = malloc(len);
+		memcpy(kept[k], out, len);
+		klen[k++] = len;
+	}
+	for (unsigned j = 0; j < k; j++)
+		free(kept[j]);
+	*emitted = k;
+	return same;
+}
+
+static void test_mutant_filter(void)
+{
+	struct mutant_filter f;
+	const uint8_t a[] = "one script", b[] = "another";
+	unsigned with, without, made_with, made_without;
+
+	CHECK(mutant_filter_init(&f), "mutant_filter_init");
+	CHECK(!mutant_filter_seen(&f, a, sizeof(a)), "a script never added is seen");
+	CHECK(mutant_filter_seen(&f, a, sizeof(a)), "a script added is not seen");
+	CHECK(!mutant_filter_seen(&f, b, sizeof(b)), "another script is seen");
+	CHECK(mutant_filter_seen(&f, a, sizeof(a)), "the first script is forgotten after another");
+	mutant_filter_fini(&f);
+
+	without = remade(NULL, 3000, &made_without);
+	CHECK(mutant_filter_init(&f), "mutant_filter_init");
+	with = remade(&f, 3000, &made_with);
+	mutant_filter_fini(&f);
+	printf("mutant filter: of 3000 mutants of one parent, %u remade without it (%u made); "
+	       "with it %u remade, %u emitted\n", without, made_without, with, made_with);
+	CHECK(without > 0, "without the filter no mutant was remade: this check cannot fail");
+	CHECK(with == 0, "%u mutants emitted through the filter were made before", with);
+	CHECK(made_with > 1000, "the filter let only %u of 3000 through", made_with);
+}
+
 int main(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -383,6 +444,7 @@ int main(int argc, char **argv)
 	test_reads_from();
 	test_determinism_and_counts();
 	test_parent_cache();
+	test_mutant_filter();
 	time_mutants();
 	printf("mutator_test: %d failure(s)\n", fails);
 	return fails ? 1 : 0;
