@@ -90,6 +90,7 @@ struct mut_parent {
 	unsigned nsteps;
 	bool complete;                /* steps[] is the whole run */
 	uint8_t choices[SCRIPT_MAX_CHOICES];
+	uint8_t choice_n[SCRIPT_MAX_CHOICES];  /* the options each had (at least 2; 255 for more) */
 	unsigned nchoices;
 	struct mut_load loads[MUT_MAX_LOADS];
 	unsigned nloads;

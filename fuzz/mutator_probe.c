@@ -7,15 +7,20 @@
  *
  *   mutator_probe --target=VARIANT[:GRANULE] [--mutants=N] [--seed=S] FILE
  *
- * Prints one line per operator: mutants made, mutants that violated (any
- * kind), and the share. A development tool (docs/fuzzing.md: the figures
- * behind the weights); exit 0, 2 bad usage.
+ * The mutants come through the mutant filter (fuzz/mutant_filter.h), as
+ * in afl-fuzz: N is the number asked for; those made again are held back.
+ * Prints one line per operator: mutants emitted, mutants that violated
+ * (any kind) and the share, mutants whose run was the parent's own (the
+ * same trace hash and steps: a wasted execution), and mutants made again
+ * (not emitted). A development tool (docs/fuzzing.md: the figures behind
+ * the weights); exit 0, 2 bad usage.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/pte.h"
+#include "fuzz/mutant_filter.h"
 #include "fuzz/mutate.h"
 #include "fuzz/runs.h"
 
@@ -36,7 +41,8 @@ int main(int argc, char **argv)
 	struct fuzz_runs runs;
 	bool runs_ok = fuzz_runs_from_env(&runs);
 	unsigned long n = 100000, seed = 1;
-	uint64_t made[MO_COUNT] = { 0 }, hit[MO_COUNT] = { 0 };
+	uint64_t made[MO_COUNT] = { 0 }, hit[MO_COUNT] = { 0 }, same[MO_COUNT] = { 0 }, again[MO_COUNT] = { 0 };
+	static struct mutant_filter filter;
 	char tgt[128], err[256];
 
 	for (int i = 1; i < argc; i++) {
@@ -81,20 +87,36 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "mutator_probe: %s\n", err), 2;
 	if (!mut_set_parent(&M, buf, len))
 		return fprintf(stderr, "mutator_probe: %s does not read as a script\n", file), 2;
-	for (unsigned long k = 0; k < n; k++) {
-		size_t l = mut_fuzz(&M, MO_COUNT, NULL, 0, out);
-		struct run_opts o = { .variant = M.v, .policy = { .kind = ES_SCRIPT } };
-		struct run_result r;
+	if (!mutant_filter_init(&filter))
+		return fprintf(stderr, "mutator_probe: no memory for the mutant filter\n"), 2;
+	mutant_filter_seen(&filter, buf, len);
 
+	struct run_opts o = { .variant = M.v, .policy = { .kind = ES_SCRIPT } };
+	struct run_result r;
+	uint64_t parent_run;
+
+	if (script_decode(buf, len, &S, &se))
+		return fprintf(stderr, "mutator_probe: %s: %s\n", file, se.reason), 2;
+	run_script(&S, &o, &r);
+	parent_run = r.hash ^ r.steps;
+	for (unsigned long k = 0; k < n; k++) {
+		size_t l = mutant_filter_fuzz(&filter, &M, NULL, 0, out, sizeof(out), again);
+
+		if (!l)
+			continue;
 		made[M.last]++;
 		if (script_decode(out, l, &S, &se))
 			return fprintf(stderr, "mutator_probe: an invalid mutant: %s\n", se.reason), 2;
+		run_script(&S, &o, &r);
+		if ((r.hash ^ r.steps) == parent_run)
+			same[M.last]++;
 		if (fuzz_run_input(&S, &runs, &o, &r, stop_on_violation, NULL))
 			hit[M.last]++;
 	}
-	printf("%-10s %9s %9s %8s\n", "operator", "mutants", "violated", "share");
+	printf("%-10s %9s %9s %8s %9s %9s\n", "operator", "mutants", "violated", "share", "parent's", "again");
 	for (int i = 0; i < MO_COUNT; i++)
-		printf("%-10s %9llu %9llu %7.3f%%\n", mut_op_names[i], (unsigned long long)made[i],
-		       (unsigned long long)hit[i], made[i] ? 100.0 * hit[i] / made[i] : 0.0);
+		printf("%-10s %9llu %9llu %7.3f%% %9llu %9llu\n", mut_op_names[i], (unsigned long long)made[i],
+		       (unsigned long long)hit[i], made[i] ? 100.0 * hit[i] / made[i] : 0.0,
+		       (unsigned long long)same[i], (unsigned long long)again[i]);
 	return 0;
 }
