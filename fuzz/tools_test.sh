@@ -47,7 +47,11 @@
 #      it) it holds none of the caller's output open, so `tools/campaign
 #      start | tee` ends; if the filter is killed half way, the rest is
 #      still drained (stdin left blocking for the shell's cat: the writer,
-#      pausing, is not cut off); the binary alone: a usage error exits 2.
+#      pausing, is not cut off); the binary alone: a usage error exits 2;
+#   8. afl_stat (tools/lib/common.sh) reads one field of a fuzzer_stats
+#      file as afl-fuzz writes it (name padded to a column, " : "), not a
+#      field whose name ends the same way; nothing for a missing field or
+#      file.
 set -u
 FUZZTOOL=$1 ENGINE=$2 ASM=$3 CRASH=$4 COMMON=$5 TRIAGE=$6 FLAGRUN=$7 AFL_LOG_BIN=$8
 export AFL_LOG_BIN
@@ -252,6 +256,13 @@ elif [ $rc -eq 0 ]; then ok "afl_log: the filter killed half way, the rest is st
 else fail "afl_log killed half way: the writer was cut off (rc $rc)"; fi
 "$AFL_LOG_BIN" </dev/null 2>"$TMP/al.err"; rc=$?
 [ $rc -eq 2 ] && grep -q usage "$TMP/al.err" && ok "afl_log without a file: usage, exit 2" || fail "afl_log without a file: rc $rc"
+
+# 8
+printf 'start_time        : 1764694000\nlast_update       : 1764694061\nexecs_done        : 1234567\nbitmap_cvg        : 71.94%%\nsaved_crashes     : 0\n' >"$TMP/fuzzer_stats"
+got=$(tool=tools_test; source "$COMMON"
+      echo "$(afl_stat "$TMP/fuzzer_stats" execs_done)|$(afl_stat "$TMP/fuzzer_stats" bitmap_cvg)|$(afl_stat "$TMP/fuzzer_stats" crashes)|$(afl_stat "$TMP/fuzzer_stats" nosuch)|$(afl_stat "$TMP/none" execs_done)")
+[ "$got" = "1234567|71.94%|||" ] && ok "afl_stat: fields read, a name's tail and missing ones give nothing" \
+  || fail "afl_stat: '$got' (want '1234567|71.94%|||')"
 
 echo "$fails failure(s)"
 [ $fails -eq 0 ]

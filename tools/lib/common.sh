@@ -463,6 +463,12 @@ afl_env_check() {
   afl_cpu_check
   fuzz_queue_args
 }
+# afl_stat FILE FIELD: one field of an afl-fuzz fuzzer_stats file (execs_done,
+# start_time, ...), nothing if the file or the field is missing
+afl_stat() {
+  sed -n "s/^$2 *: *//p" "$1" 2>/dev/null
+}
+
 # afl_cpu_check: die unless AFL_CPU is unset, auto, off or one of the CPUs
 # this process may run on.
 AFL_CPUS_TAKEN=()
