@@ -503,9 +503,14 @@ void eng_rcu_read_lock(void)
 {
 	if (eng.cur < 0)
 		return;
-	runnable_changed();
-	if (eng.th[eng.cur].rcu_nesting++ == 0 && eng_arm)
-		mem_read_section_begin((unsigned)eng.cur);
+	/* runnability reads whether a thread is in a read-side section, and
+	 * the count of its outermost exits (gp_done): nested entries and
+	 * exits change neither */
+	if (eng.th[eng.cur].rcu_nesting++ == 0) {
+		runnable_changed();
+		if (eng_arm)
+			mem_read_section_begin((unsigned)eng.cur);
+	}
 }
 
 void eng_rcu_read_unlock(void)
@@ -513,9 +518,10 @@ void eng_rcu_read_unlock(void)
 	if (eng.cur >= 0) {
 		struct eng_thread *t = &eng.th[eng.cur];
 
-		if (--t->rcu_nesting == 0)
+		if (--t->rcu_nesting == 0) {
 			t->rcu_epoch++;
-		runnable_changed();
+			runnable_changed();
+		}
 	}
 }
 
