@@ -28,7 +28,8 @@
  *   FUZZ_MUTATOR_STATS           a file to write, at exit, the mutants each
  *                                operator made and, of those, the ones made
  *                                again and not emitted (and invalid ones:
- *                                must be 0), the picks that emitted nothing,
+ *                                must be 0), the calls that emitted nothing
+ *                                (emitted_none),
  *                                and the parents analysed with a run and from
  *                                the cache (fuzz/parent_cache.h); created at
  *                                start, so a bad path fails then
