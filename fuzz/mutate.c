@@ -554,10 +554,11 @@ static void redraw(struct mutator *m, unsigned p)
 
 /* Where the parent's last context switch was: from there on one thread
  * ran alone to the end, every other one done, so a schedule cut there
- * makes the parent's run again (in the probe on three 4K seeds, 30-60%
- * of tail and redraw mutants did, when the cut was drawn over the whole
- * run). The whole run when it may not have ended that way: stopped by a
- * violation or the step limit, or longer than the steps kept. */
+ * makes the parent's run again (mutator_probe over 21 queue entries:
+ * 36% of tail's and 31% of redraw's mutants did, when the cut was drawn
+ * over the whole run). The whole run when it may not have ended that
+ * way: stopped by a violation or the step limit, or longer than the
+ * steps kept. */
 static unsigned last_switch(const struct mutator *m)
 {
 	const struct mut_parent *P = &m->parent;
