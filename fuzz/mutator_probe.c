@@ -28,9 +28,14 @@ static struct mutator M;
 static uint8_t buf[SCRIPT_MAX_BYTES + 16], out[SCRIPT_MAX_BYTES + 16];
 static struct script S;
 
+/* Each run of a mutant: the first one's trace (the script's own schedule:
+ * what the parent's run is compared with), and stop at a violation. */
 static bool stop_on_violation(const struct run_result *r, void *arg)
 {
-	(void)arg;
+	uint64_t *first = arg;
+
+	if (!*first)
+		*first = (r->hash ^ r->steps) | 1;
 	return r->status == RS_VIOLATION;
 }
 
@@ -98,7 +103,7 @@ int main(int argc, char **argv)
 	if (script_decode(buf, len, &S, &se))
 		return fprintf(stderr, "mutator_probe: %s: %s\n", file, se.reason), 2;
 	run_script(&S, &o, &r);
-	parent_run = r.hash ^ r.steps;
+	parent_run = (r.hash ^ r.steps) | 1;   /* as stop_on_violation keeps it */
 	for (unsigned long k = 0; k < n; k++) {
 		size_t l = mutant_filter_fuzz(&filter, &M, NULL, 0, out, sizeof(out), again);
 
@@ -107,11 +112,12 @@ int main(int argc, char **argv)
 		made[M.last]++;
 		if (script_decode(out, l, &S, &se))
 			return fprintf(stderr, "mutator_probe: an invalid mutant: %s\n", se.reason), 2;
-		run_script(&S, &o, &r);
-		if ((r.hash ^ r.steps) == parent_run)
-			same[M.last]++;
-		if (fuzz_run_input(&S, &runs, &o, &r, stop_on_violation, NULL))
+		uint64_t first = 0;
+
+		if (fuzz_run_input(&S, &runs, &o, &r, stop_on_violation, &first))
 			hit[M.last]++;
+		if (first == parent_run)
+			same[M.last]++;
 	}
 	printf("%-10s %9s %9s %8s %9s %9s\n", "operator", "mutants", "violated", "share", "parent's", "again");
 	for (int i = 0; i < MO_COUNT; i++)
