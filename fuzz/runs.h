@@ -307,15 +307,22 @@ static inline bool fuzz_run_input(struct script *s, const struct fuzz_runs *fr,
 				  const struct run_opts *o, struct run_result *r,
 				  bool (*stop)(const struct run_result *r, void *arg), void *arg)
 {
-	unsigned nsched0 = s->nsched;
-	/* flag runs: the sites are the same in every run (a run's toggle is
-	 * undone after it), so they are counted once */
-	unsigned nsites = fr->sites ? fuzz_flag_sites(s, fr->sites, FUZZ_NO_SITE, NULL) : 0;
-	uint64_t steps = 0, seed = nsites ? script_tail_seed(s) : 0;
+	unsigned nsched0 = s->nsched, nsites = 0;
+	uint64_t steps = 0, seed = 0;
 
 	for (unsigned k = 0; fuzz_runs_next(fr, s->granule_kb, k, steps); k++) {
 		struct fuzz_run_saved sv;
-		unsigned site = nsites && (k & 1) ? (unsigned)((seed + k / 2) % nsites) : FUZZ_NO_SITE;
+		unsigned site = FUZZ_NO_SITE;
+
+		/* flag runs: the sites are the same in every run (a run's
+		 * toggle is undone after it, and run_script leaves s as it
+		 * was), so they are counted once, when the first odd run
+		 * needs them: an input of one run (FUZZ_RUNS=1, a short 4K
+		 * one) never does */
+		if (k == 1 && fr->sites && (nsites = fuzz_flag_sites(s, fr->sites, FUZZ_NO_SITE, NULL)))
+			seed = script_tail_seed(s);
+		if (nsites && (k & 1))
+			site = (unsigned)((seed + k / 2) % nsites);
 
 		fuzz_run_set(s, fr->sites, nsched0, k, site, &sv);
 		run_script(s, o, r);
