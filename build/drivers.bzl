@@ -148,6 +148,40 @@ def _unique(labels):
             out.append(l)
     return out
 
+def _arg_labels(args):
+    """The labels that args name with $(location X) or $(locations X)."""
+    labels = []
+    for a in args:
+        rest = a
+        for _ in range(len(a)):
+            i = rest.find("$(location")
+            if i < 0:
+                break
+            rest = rest[i + len("$(location"):]
+            if rest.startswith("s "):
+                rest = rest[2:]
+            elif rest.startswith(" "):
+                rest = rest[1:]
+            else:
+                continue
+            j = rest.find(")")
+            labels.append(rest[:j].strip())
+            rest = rest[j + 1:]
+    return labels
+
+def host_sh_test(name, args = [], data = [], target_compatible_with = NOT_UNDER_QEMU, **kwargs):
+    """A shell-script test: an sh_test whose data holds every label its args
+    name ($(location X), $(locations X)) and, in data, what the script finds
+    without an argument. Skipped under the AArch64 configs by default
+    (NOT_UNDER_QEMU: --run_under=qemu-aarch64 cannot run a script)."""
+    native.sh_test(
+        name = name,
+        args = args,
+        data = _unique(_arg_labels(args) + data),
+        target_compatible_with = target_compatible_with,
+        **kwargs
+    )
+
 def subject_binary(
         name,
         subject,
