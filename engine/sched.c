@@ -300,6 +300,8 @@ static int pick_next(void)
 		eng.limit_hit = true;
 		return -1;
 	}
+	if (eng.on_pick)
+		eng.on_pick(v.runnable);
 	if (tid != last_tid)
 		for (unsigned u = 0; u < eng.nthreads; u++)
 			if (u != (unsigned)tid)

@@ -157,6 +157,12 @@ struct eng {
 	 * to the access that made it): index, number of options, the one
 	 * taken; NULL: none. Not reset by eng_init. */
 	void (*on_choose)(unsigned index, unsigned n, unsigned c);
+	/* an observer of each step's pick: the threads it could have picked
+	 * (bit per thread), called once the step is counted (eng.steps is its
+	 * number). fuzz/mutate.c keeps them: a schedule change at a step
+	 * where one thread alone could run changes nothing. NULL: none. Not
+	 * reset by eng_init. */
+	void (*on_pick)(uint32_t runnable);
 	/* reads-from: the last store to each word (direct-mapped by offset),
 	 * valid where rf_run holds this run's number (none stored: 0), so
 	 * that a run starts without clearing 16 KB */

@@ -132,6 +132,12 @@ static void an_feature(uint32_t f)
 	}
 }
 
+static void an_pick(uint32_t runnable)
+{
+	if (eng.steps - 1 < MUT_MAX_STEPS)
+		A->parent.runnable[eng.steps - 1] = (uint8_t)runnable;
+}
+
 static uint32_t pair_site(const struct mutator *m, const struct mut_load *L, int32_t src)
 {
 	return mix32(L->site, src >= 0 ? m->parent.stores[src].site : 0) % MUT_PAIR_SLOTS;
@@ -150,8 +156,10 @@ static void analyse(struct mutator *m)
 	last_choice.step = 0;
 	P->nloads = P->nstores = P->nsteps = P->nchoices = 0;
 	eng.on_choose = an_choose;
+	eng.on_pick = an_pick;
 	P->status = run_script(&P->s, &o, &r);
 	eng.on_choose = NULL;
+	eng.on_pick = NULL;
 	A = NULL;
 	P->complete = true;
 	for (unsigned i = 0; i < r.ntaken; i++) {
@@ -223,7 +231,7 @@ struct analysis_head {
 
 static size_t analysis_size(const struct analysis_head *a)
 {
-	return sizeof(*a) + a->nsteps + 2 * a->nchoices + a->nloads * sizeof(struct mut_load) +
+	return sizeof(*a) + 2 * a->nsteps + 2 * a->nchoices + a->nloads * sizeof(struct mut_load) +
 	       a->nstores * sizeof(struct mut_store);
 }
 
@@ -237,6 +245,7 @@ static void analysis_to_cache(struct mutator *m, const uint8_t *buf, size_t len)
 		return;
 	memcpy(v, &a, sizeof(a)), v += sizeof(a);
 	memcpy(v, P->steps, a.nsteps), v += a.nsteps;
+	memcpy(v, P->runnable, a.nsteps), v += a.nsteps;
 	memcpy(v, P->choices, a.nchoices), v += a.nchoices;
 	memcpy(v, P->choice_n, a.nchoices), v += a.nchoices;
 	memcpy(v, P->loads, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
@@ -260,6 +269,7 @@ static bool analysis_from_cache(struct mutator *m, const uint8_t *buf, size_t le
 	P->nloads = a.nloads;
 	P->nstores = a.nstores;
 	memcpy(P->steps, v, a.nsteps), v += a.nsteps;
+	memcpy(P->runnable, v, a.nsteps), v += a.nsteps;
 	memcpy(P->choices, v, a.nchoices), v += a.nchoices;
 	memcpy(P->choice_n, v, a.nchoices), v += a.nchoices;
 	memcpy(P->loads, v, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
@@ -552,28 +562,38 @@ static void redraw(struct mutator *m, unsigned p)
 
 /* ---- the operators -------------------------------------------------------------- */
 
-/* Where the parent's last context switch was: from there on one thread
- * ran alone to the end, every other one done, so a schedule cut there
- * makes the parent's run again (mutator_probe over 21 queue entries:
- * 36% of tail's and 31% of redraw's mutants did, when the cut was drawn
- * over the whole run). The whole run when it may not have ended that
- * way: stopped by a violation or the step limit, or longer than the
- * steps kept. */
-static unsigned last_switch(const struct mutator *m)
+/* Could thread t have taken the parent's step (1-based)? Beyond the
+ * steps kept: taken as yes. */
+static bool could_step(const struct mut_parent *P, uint32_t step, unsigned t)
+{
+	return !step || step > P->nsteps || (P->runnable[step - 1] >> t & 1);
+}
+
+/* Where a schedule cut stops mattering: after the parent's last step at
+ * which two threads or more could run, every pick is forced (one thread
+ * left, the others done or blocked on a lock or a grace period), so a cut
+ * there makes the parent's run again. Cuts in [0, the returned count)
+ * can change the run. (mutator_probe over 21 queue entries: 36% of tail's
+ * and 31% of redraw's mutants were the parent's run when the cut was drawn
+ * over the whole run; the bound was the parent's last context switch
+ * before this one.) The whole run when it may not have ended that way:
+ * stopped by a violation or the step limit, or longer than the steps
+ * kept. */
+static unsigned choice_end(const struct mutator *m)
 {
 	const struct mut_parent *P = &m->parent;
 	unsigned i = m->nw;
 
-	if (P->status != RS_CLEAN || !P->complete || !i)
+	if (P->status != RS_CLEAN || !P->complete || m->nw != P->nsteps)
 		return m->nw;
-	while (i > 1 && m->tmp[i - 1] == m->tmp[i - 2])
+	while (i && !(P->runnable[i - 1] & (P->runnable[i - 1] - 1)))
 		i--;
-	return i - 1;           /* 0: one thread ran throughout */
+	return i;               /* 0: never a choice */
 }
 
 static bool op_tail(struct mutator *m)
 {
-	unsigned e = last_switch(m);
+	unsigned e = choice_end(m);
 
 	if (!e)
 		return false;
@@ -583,7 +603,7 @@ static bool op_tail(struct mutator *m)
 
 static bool op_redraw(struct mutator *m)
 {
-	unsigned e = last_switch(m);
+	unsigned e = choice_end(m);
 
 	if (!e)
 		return false;
@@ -688,40 +708,72 @@ static const struct mut_load *rare_load(struct mutator *m, bool (*ok)(const stru
 	return best;
 }
 
-static bool has_other_store(const struct mutator *m, const struct mut_load *L)
+/* The stores (indices, in step order backwards) another thread made to
+ * L's word that a reordering of the parent's schedule could make L read
+ * instead of the one it read, as far as the parent's run tells: a later
+ * store if its thread could have stepped at L's step (it was not blocked
+ * there, say on a lock L's thread held: then no order puts it first); an
+ * earlier one if every store to the word in between is another thread's
+ * and L's thread could have stepped at each (they must wait for L). Up to
+ * max (0: stop at the first and return 1). Without these conditions 73%
+ * of rf's mutants of arm_hw_young_dirty_4k ran the parent's run
+ * (mutator_probe): the engine skips a schedule's step for a blocked
+ * thread. */
+static unsigned rf_candidates(const struct mutator *m, const struct mut_load *L, int32_t *out,
+			      unsigned max)
 {
 	const struct mut_parent *P = &m->parent;
+	unsigned n = 0;
+	bool open = true;       /* the stores between L and the next earlier one allow it */
 
 	if (L->step > m->nw)
-		return false;
-	for (unsigned i = 0; i < P->nstores; i++)
-		if (P->stores[i].off == L->off && P->stores[i].tid != L->tid && (int32_t)i != L->src &&
-		    P->stores[i].step <= m->nw)
-			return true;
-	return false;
+		return 0;
+	for (unsigned i = P->nstores; i-- > 0;) {
+		const struct mut_store *st = &P->stores[i];
+		bool ok;
+
+		if (st->off != L->off || st->step > m->nw)
+			continue;
+		if (st->step > L->step)
+			ok = st->tid != L->tid && could_step(P, L->step, st->tid);
+		else if (st->step < L->step && open)
+			ok = st->tid != L->tid && (int32_t)i != L->src;
+		else
+			continue;
+		if (ok) {
+			if (!max)
+				return 1;
+			if (n < max)
+				out[n++] = (int32_t)i;
+		}
+		if (st->step < L->step)
+			open = open && st->tid != L->tid && could_step(P, st->step, L->tid);
+	}
+	return n;
+}
+
+static bool has_other_store(const struct mutator *m, const struct mut_load *L)
+{
+	return rf_candidates(m, L, NULL, 0) > 0;
 }
 
 static bool op_rf(struct mutator *m)
 {
 	const struct mut_parent *P = &m->parent;
 	const struct mut_load *L = rare_load(m, has_other_store);
-	int32_t pick = -1;
+	int32_t pick = -1, cands[256];
 	uint32_t bestc = UINT32_MAX;
-	unsigned cand = 0;
+	unsigned ncand;
 
 	if (!L)
 		return false;
 	/* the store to read instead: the rarest pair among the candidates */
-	for (unsigned i = 0; i < P->nstores; i++) {
-		const struct mut_store *st = &P->stores[i];
+	ncand = rf_candidates(m, L, cands, sizeof(cands) / sizeof(cands[0]));
+	for (unsigned k = 0; k < ncand; k++) {
+		uint32_t c = m->pair_count[pair_site(m, L, cands[k])];
 
-		if (st->off != L->off || st->tid == L->tid || (int32_t)i == L->src || st->step > m->nw)
-			continue;
-		cand++;
-		uint32_t c = m->pair_count[pair_site(m, L, (int32_t)i)];
-
-		if (c < bestc || (c == bestc && below(m, cand) == 0))
-			pick = (int32_t)i, bestc = c;
+		if (c < bestc || (c == bestc && below(m, k + 1) == 0))
+			pick = cands[k], bestc = c;
 	}
 	if (pick < 0)
 		return false;

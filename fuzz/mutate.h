@@ -87,6 +87,7 @@ struct mut_parent {
 	struct script s;              /* the parent as read, for the target */
 	enum run_status status;
 	uint8_t steps[MUT_MAX_STEPS]; /* thread of each step */
+	uint8_t runnable[MUT_MAX_STEPS];  /* the threads that could have taken it (bit per thread) */
 	unsigned nsteps;
 	bool complete;                /* steps[] is the whole run */
 	uint8_t choices[SCRIPT_MAX_CHOICES];

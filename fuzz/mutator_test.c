@@ -22,7 +22,15 @@
  *      whole keys, replaces on a collision, and refuses past its bound;
  *   9. the mutant filter: a script added is seen, another is not; through
  *      it, 3,000 mutants of one parent are all different, while without
- *      it the same mutator remakes some (so the check can fail).
+ *      it the same mutator remakes some (so the check can fail);
+ *  10. forced steps: each step's thread is among the threads the analysis
+ *      says could take it; after the last step two threads could take,
+ *      any schedule makes the parent's run (what tail and redraw rely on
+ *      to cut before it), while from that step on another can differ;
+ *      reads-from mutants (sc and arm) run another run than the parent's
+ *      (with the parent's blocked threads ignored, 3% of them here, 73%
+ *      of hw_young_dirty's under arm, did not: the engine skips a
+ *      schedule's step for a thread that cannot run).
  * Exit 0 pass, 1 fail.
  */
 #include <stdio.h>
@@ -297,7 +305,8 @@ static bool same_analysis(const struct mut_parent *a, const struct mut_parent *b
 {
 	if (a->status != b->status || a->complete != b->complete || a->nsteps != b->nsteps ||
 	    a->nchoices != b->nchoices || a->nloads != b->nloads || a->nstores != b->nstores ||
-	    memcmp(a->steps, b->steps, a->nsteps) || memcmp(a->choices, b->choices, a->nchoices))
+	    memcmp(a->steps, b->steps, a->nsteps) || memcmp(a->runnable, b->runnable, a->nsteps) ||
+	    memcmp(a->choices, b->choices, a->nchoices))
 		return false;
 	for (unsigned i = 0; i < a->nloads; i++) {
 		const struct mut_load *x = &a->loads[i], *y = &b->loads[i];
@@ -358,6 +367,90 @@ static void test_parent_cache(void)
 	CHECK(C.bytes == 0 && !parent_cache_get(&C, 2, k2, 3, &n), "clear left entries");
 	printf("parent cache: %u/%u parents picked again came from the cache, %u/%u equal to a fresh run (%u loads)\n",
 	       hits, nseeds, same, nseeds, loads);
+}
+
+/* 10: the parent's first k steps, then random entries, in a copy of S
+ * (under arm with every choice the parent's run took, so that only the
+ * schedule differs); its trace */
+static uint64_t prefix_then_noise(const struct mut_parent *P, unsigned k, uint64_t *rng)
+{
+	static struct script X;
+	static uint8_t b[SCRIPT_MAX_BYTES + 16];
+	unsigned n = 0;
+
+	X = S;
+	for (unsigned i = 0; i < k; i++) {
+		if (n && (X.sched[n - 1] & 7) == P->steps[i] && (X.sched[n - 1] >> 3) < 31)
+			X.sched[n - 1] += 8;
+		else if (n < SCRIPT_MAX_SCHED - 8)
+			X.sched[n++] = P->steps[i];
+		else
+			return 0;
+	}
+	for (int e = 0; e < 8; e++) {
+		*rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+		X.sched[n++] = (uint8_t)((*rng >> 33) % X.nthreads | ((*rng >> 40) % 32) << 3);
+	}
+	X.nsched = n;
+	X.nchoices = X.memory == MEM_ARM ? P->nchoices : 0;
+	memcpy(X.choices, P->choices, X.nchoices);
+	return trace_of(&M, b, script_encode(&X, b));
+}
+
+/* 10 */
+static void test_forced_steps(void)
+{
+	unsigned made = 0, same = 0, steps = 0, bad = 0, forced = 0, forced_diff = 0, free_tries = 0, free_diff = 0;
+	uint64_t rng = 1;
+
+	for (unsigned i = 0; i < nseeds; i++) {
+		for (int arm = 0; arm < 2; arm++) {
+			const struct mut_parent *P = &M.parent;
+			struct script_error err;
+			size_t n;
+			int f = -1;
+
+			init(&M, seeds[i].kb, 31 + i);
+			script_walk(seeds[i].bin, seeds[i].len, SCRIPT_LENIENT, M.cont, &S, &err);
+			S.memory = arm ? MEM_ARM : MEM_SC;
+			n = script_encode(&S, buf);
+			if (!mut_set_parent(&M, buf, n))
+				continue;
+			for (unsigned k = 0; k < P->nsteps; k++, steps++) {
+				bad += !(P->runnable[k] >> P->steps[k] & 1);
+				if (P->runnable[k] & (P->runnable[k] - 1))
+					f = (int)k;
+			}
+			uint64_t parent = trace_of(&M, buf, n);
+
+			if (P->status == RS_CLEAN && P->complete && f >= 0 && P->nchoices < SCRIPT_MAX_CHOICES)
+				for (int k = 0; k < 4; k++) {
+					uint64_t after = prefix_then_noise(P, (unsigned)f + 1, &rng);
+					uint64_t at = prefix_then_noise(P, (unsigned)f, &rng);
+
+					forced += after != 0;
+					forced_diff += after && after != parent;
+					free_tries += at != 0;
+					free_diff += at && at != parent;
+				}
+			for (int k = 0; k < 60; k++) {
+				size_t len = mut_fuzz(&M, MO_RF, NULL, 0, out);
+
+				if (M.last != MO_RF)
+					continue;
+				made++;
+				same += trace_of(&M, out, len) == parent;
+			}
+		}
+	}
+	printf("forced steps: %u steps, %u taken by a thread not marked runnable; after the last free step "
+	       "%u of %u schedules ran another run, from it %u of %u; rf made the parent's run again in %u of %u\n",
+	       steps, bad, forced_diff, forced, free_diff, free_tries, same, made);
+	CHECK(steps > 1000 && bad == 0, "%u of %u steps taken by a thread the analysis marks not runnable", bad, steps);
+	CHECK(forced >= 40 && forced_diff == 0, "%u of %u schedules after the last free step ran another run",
+	      forced_diff, forced);
+	CHECK(free_diff > 0, "no schedule from the last free step on ran another run: this check cannot fail");
+	CHECK(made >= 200 && same * 100 <= made, "rf: %u of %u mutants made the parent's run again", same, made);
 }
 
 /* What a mutant costs afl-fuzz (informational: the machine's load varies). */
@@ -445,6 +538,7 @@ int main(int argc, char **argv)
 	test_determinism_and_counts();
 	test_parent_cache();
 	test_mutant_filter();
+	test_forced_steps();
 	time_mutants();
 	printf("mutator_test: %d failure(s)\n", fails);
 	return fails ? 1 : 0;
