@@ -24,7 +24,7 @@ enum mem_model mem_model_by_name(const char *name)
 #define MAX_MSGS (1u << 21)       /* writes in one run (the step limit is far below) */
 #define MAX_BUF 4096              /* stores a thread may have buffered */
 #define DRAIN_WINDOW 8            /* a drain picks among the first eligible stores */
-#define MAX_CANDIDATES 64         /* newest messages a load may choose among */
+#define MAX_CANDIDATES 64         /* newest messages a load may choose among (at most 64: same_value's mask) */
 #define NONE 0xffffffffu
 /* Hold-back levels 0-3: at level k a store is held back when its choice
  * among HOLD_LEVELS is one of the top k (eng_choose's stream takes 0 half
@@ -353,6 +353,31 @@ static void after_read(struct thread_views *T, unsigned tid, uint32_t l, uint32_
 	T->dep = 0;
 }
 
+/* A load's options that read what option c reads: the candidates of the
+ * same value (the view each leaves differs, so an older one may still
+ * change a later load: the mutator prefers the others, it does not rule
+ * these out). */
+static uint64_t same_value(unsigned c, unsigned n, const void *ctx)
+{
+	const uint32_t *cand = ctx;
+	uint64_t alike = 0;
+
+	for (unsigned j = 0; j < n; j++)
+		if (msgs[cand[j]].val == msgs[cand[c]].val)
+			alike |= 1ull << j;
+	return alike;
+}
+
+/* A store's hold-back options that do what option c does: at level k the
+ * top k hold it back, the others do not (level 0: all alike). */
+static uint64_t same_hold(unsigned c, unsigned n, const void *ctx)
+{
+	int level = *(const int *)ctx;
+	uint64_t held = ((1ull << level) - 1) << (HOLD_LEVELS - level);
+
+	return (int)c >= HOLD_LEVELS - level ? held : ((1ull << n) - 1) & ~held;
+}
+
 uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 {
 	struct thread_views *T = &th[tid];
@@ -381,7 +406,7 @@ uint64_t mem_load(unsigned tid, const uint64_t *p, enum mem_order o)
 		if (m <= floor)
 			break;
 	}
-	c = eng_choose(n);
+	c = eng_choose_alike(n, same_value, cand);
 	if (c)
 		stats.stale_loads++;
 	after_read(T, tid, l, vmax(vpre, cand[c]), o);
@@ -425,7 +450,8 @@ bool mem_store(unsigned tid, uint64_t *p, uint64_t v, enum mem_order o, bool obs
 	 * hold many stores back, most few or none) */
 	if (T->hold_level < 0)
 		T->hold_level = (int)eng_choose(HOLD_LEVELS);
-	bool delayed = (int)eng_choose(HOLD_LEVELS) >= HOLD_LEVELS - T->hold_level;
+	bool delayed = (int)eng_choose_alike(HOLD_LEVELS, same_hold, &T->hold_level) >=
+		       HOLD_LEVELS - T->hold_level;
 
 	T->gone[T->end] = false;
 	T->buf[T->end++] = (struct buffered){ .p = p, .v = v, .loc = l, .source = eng_source(tid),

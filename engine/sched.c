@@ -369,7 +369,7 @@ void eng_point(enum eng_kind k)
 	yield();
 }
 
-unsigned eng_choose(unsigned n)
+unsigned eng_choose_alike(unsigned n, eng_alike_fn *alike, const void *ctx)
 {
 	unsigned c;
 
@@ -386,7 +386,8 @@ unsigned eng_choose(unsigned n)
 		return c;
 	eng.taken_choices[eng.ntaken_choices++] = (uint8_t)c;
 	if (eng.on_choose)
-		eng.on_choose(eng.ntaken_choices - 1, n, c);
+		eng.on_choose(eng.ntaken_choices - 1, n, c,
+			      alike ? alike(c, n, ctx) : c < 64 ? 1ull << c : 0);
 	return c;
 }
 

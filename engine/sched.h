@@ -155,8 +155,10 @@ struct eng {
 	bool check_caches;
 	/* an observer of the memory model's choices (fuzz/mutate.c maps each
 	 * to the access that made it): index, number of options, the one
-	 * taken; NULL: none. Not reset by eng_init. */
-	void (*on_choose)(unsigned index, unsigned n, unsigned c);
+	 * taken, and the options that would have done what it did (bit per
+	 * option, c's among them; eng_choose_alike); NULL: none. Not reset by
+	 * eng_init. */
+	void (*on_choose)(unsigned index, unsigned n, unsigned c, uint64_t alike);
 	/* an observer of each step's pick: the threads it could have picked
 	 * (bit per thread), called once the step is counted (eng.steps is its
 	 * number). fuzz/mutate.c keeps them: a schedule change at a step
@@ -213,8 +215,16 @@ void eng_note(enum eng_kind k, const void *p, uint64_t before, uint64_t after);
 
 /* A choice among n (0 = what sequential consistency would do), for the
  * memory model: from the policy's given choices, then its seeded stream
- * (half the time 0, else uniform among the others); recorded. */
-unsigned eng_choose(unsigned n);
+ * (half the time 0, else uniform among the others); recorded.
+ * eng_choose_alike is the same for a choice some of whose options do the
+ * same thing (a store held back or not, decided by four options; an older
+ * write of the same value): when eng.on_choose is set (only then),
+ * alike(c, n, ctx) gives the options that do what option c does (bit per
+ * option, c's included) to the observer, so that the mutator need not try
+ * options that make the same run. */
+typedef uint64_t eng_alike_fn(unsigned c, unsigned n, const void *ctx);
+unsigned eng_choose_alike(unsigned n, eng_alike_fn *alike, const void *ctx);
+static inline unsigned eng_choose(unsigned n) { return eng_choose_alike(n, NULL, NULL); }
 /* Loads the running thread has made in a row while no other thread could
  * take a step (counted when the livelock check is on); 0 if another can. */
 uint64_t eng_alone_loads(void);

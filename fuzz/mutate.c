@@ -50,11 +50,13 @@ static struct mutator *A;         /* the mutator whose parent is running */
 static unsigned store_scan;       /* events already scanned for stores */
 static struct { uint64_t step; int tid; unsigned index, n; } last_choice;
 
-static void an_choose(unsigned index, unsigned n, unsigned c)
+static void an_choose(unsigned index, unsigned n, unsigned c, uint64_t alike)
 {
 	(void)c;
-	if (index < SCRIPT_MAX_CHOICES)
+	if (index < SCRIPT_MAX_CHOICES) {
 		A->parent.choice_n[index] = (uint8_t)(n < 255 ? n : 255);
+		A->parent.choice_alike[index] = alike;
+	}
 	last_choice.step = eng.steps;
 	last_choice.tid = eng.cur;
 	last_choice.index = index;
@@ -231,7 +233,7 @@ struct analysis_head {
 
 static size_t analysis_size(const struct analysis_head *a)
 {
-	return sizeof(*a) + 2 * a->nsteps + 2 * a->nchoices + a->nloads * sizeof(struct mut_load) +
+	return sizeof(*a) + 2 * a->nsteps + 10 * a->nchoices + a->nloads * sizeof(struct mut_load) +
 	       a->nstores * sizeof(struct mut_store);
 }
 
@@ -248,6 +250,7 @@ static void analysis_to_cache(struct mutator *m, const uint8_t *buf, size_t len)
 	memcpy(v, P->runnable, a.nsteps), v += a.nsteps;
 	memcpy(v, P->choices, a.nchoices), v += a.nchoices;
 	memcpy(v, P->choice_n, a.nchoices), v += a.nchoices;
+	memcpy(v, P->choice_alike, 8 * a.nchoices), v += 8 * a.nchoices;
 	memcpy(v, P->loads, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
 	memcpy(v, P->stores, a.nstores * sizeof(struct mut_store));
 }
@@ -272,6 +275,7 @@ static bool analysis_from_cache(struct mutator *m, const uint8_t *buf, size_t le
 	memcpy(P->runnable, v, a.nsteps), v += a.nsteps;
 	memcpy(P->choices, v, a.nchoices), v += a.nchoices;
 	memcpy(P->choice_n, v, a.nchoices), v += a.nchoices;
+	memcpy(P->choice_alike, v, 8 * a.nchoices), v += 8 * a.nchoices;
 	memcpy(P->loads, v, a.nloads * sizeof(struct mut_load)), v += a.nloads * sizeof(struct mut_load);
 	memcpy(P->stores, v, a.nstores * sizeof(struct mut_store));
 	return true;
@@ -821,12 +825,53 @@ static bool has_choice(const struct mutator *m, const struct mut_load *L)
 	return L->choice >= 0 && L->nopt > 1 && (unsigned)L->choice < m->nwchoices;
 }
 
+/* The options of choice i (of n) that do something the parent's did not
+ * (bit per option), as far as its run tells (engine/sched.h
+ * eng_choose_alike): 0 when every option does what the parent's did;
+ * every option but the current one when the mutant's choice is no longer
+ * the parent's or the options are too many to tell. */
+static uint64_t unlike(const struct mutator *m, unsigned i, unsigned n)
+{
+	const struct mut_parent *P = &m->parent;
+	uint64_t all = n >= 64 ? ~0ull : (1ull << n) - 1;
+	unsigned cur = m->wchoices[i] % n;
+
+	if (n > 64 || i >= P->nchoices || cur != P->choices[i])
+		return all & ~(cur < 64 ? 1ull << cur : 0);
+	return all & ~P->choice_alike[i];
+}
+
+/* A load whose choice can read another value than the parent's load did */
+static bool has_unlike_choice(const struct mutator *m, const struct mut_load *L)
+{
+	return has_choice(m, L) && unlike(m, (unsigned)L->choice, L->nopt);
+}
+
+/* The set bit of mask (not 0) nearest to bit c, the lower (newer) one on a tie */
+static unsigned nearest_bit(uint64_t mask, unsigned c)
+{
+	for (unsigned d = 0;; d++) {
+		if (c >= d && (mask >> (c - d) & 1))
+			return c - d;
+		if (c + d < 64 && (mask >> (c + d) & 1))
+			return c + d;
+	}
+}
+
+static unsigned random_bit(struct mutator *m, uint64_t mask)
+{
+	for (unsigned k = below(m, (unsigned)__builtin_popcountll(mask)); k; k--)
+		mask &= mask - 1;
+	return (unsigned)__builtin_ctzll(mask);
+}
+
 static bool op_rf_choice(struct mutator *m)
 {
 	const struct mut_load *L;
 	unsigned c, cur;
 
-	if (m->w.memory != MEM_ARM || !(L = rare_load(m, has_choice)))
+	if (m->w.memory != MEM_ARM ||
+	    !(L = rare_load(m, has_unlike_choice)) && !(L = rare_load(m, has_choice)))
 		return false;
 	cur = m->wchoices[L->choice] % L->nopt;
 	/* 0 is the newest write; larger, older ones (earlier in coherence order) */
@@ -836,6 +881,12 @@ static bool op_rf_choice(struct mutator *m)
 		c = 1 + below(m, L->nopt - 1);
 	if (c == cur)
 		c = (cur + 1) % L->nopt;
+	/* a write of the value the parent's load read made its run again
+	 * (but for the view it leaves: an eighth of the time, kept) */
+	uint64_t other = unlike(m, (unsigned)L->choice, L->nopt);
+
+	if (other && !(other >> c & 1) && !chance(m, 8))
+		c = nearest_bit(other, c);
 	m->wchoices[L->choice] = (uint8_t)c;
 	m->rf.load_site = L->site;
 	m->rf.step = L->step;
@@ -861,8 +912,18 @@ static bool op_choice(struct mutator *m)
 		 * modulo them made the parent's run again, half of this
 		 * operator's mutants) */
 		unsigned i = below(m, m->nwchoices), n = i < m->parent.nchoices ? m->parent.choice_n[i] : 0;
+		uint64_t other = n >= 2 ? unlike(m, i, n) : 0;
 
-		if (n >= 2)
+		/* a choice whose options all do what the parent's did (a store
+		 * held back at level 0: never) changes nothing: another one */
+		for (int tries = 0; n >= 2 && !other && tries < 8; tries++) {
+			i = below(m, m->nwchoices);
+			n = i < m->parent.nchoices ? m->parent.choice_n[i] : 0;
+			other = n >= 2 ? unlike(m, i, n) : 0;
+		}
+		if (other)
+			m->wchoices[i] = (uint8_t)random_bit(m, other);
+		else if (n >= 2)
 			m->wchoices[i] = (uint8_t)((m->wchoices[i] % n + 1 + below(m, n - 1)) % n);
 		else
 			m->wchoices[i] = (uint8_t)below(m, chance(m, 2) ? 2 : 256);

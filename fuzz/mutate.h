@@ -92,6 +92,10 @@ struct mut_parent {
 	bool complete;                /* steps[] is the whole run */
 	uint8_t choices[SCRIPT_MAX_CHOICES];
 	uint8_t choice_n[SCRIPT_MAX_CHOICES];  /* the options each had (at least 2; 255 for more) */
+	/* the options that do what the one taken did (bit per option;
+	 * engine/sched.h eng_choose_alike): a store held back or not, a load
+	 * of the same value */
+	uint64_t choice_alike[SCRIPT_MAX_CHOICES];
 	unsigned nchoices;
 	struct mut_load loads[MUT_MAX_LOADS];
 	unsigned nloads;

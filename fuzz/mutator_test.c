@@ -31,6 +31,10 @@
  *      (with the parent's blocked threads ignored, 3% of them here, 73%
  *      of hw_young_dirty's under arm, did not: the engine skips a
  *      schedule's step for a thread that cannot run).
+ *  11. alike choices (arm): every choice's alike mask names the option
+ *      taken; set to another option it names (a store held back or not as
+ *      in the parent, a write of the same value), a choice makes the
+ *      parent's run again; set to one it does not name, mostly another.
  * Exit 0 pass, 1 fail.
  */
 #include <stdio.h>
@@ -306,7 +310,9 @@ static bool same_analysis(const struct mut_parent *a, const struct mut_parent *b
 	if (a->status != b->status || a->complete != b->complete || a->nsteps != b->nsteps ||
 	    a->nchoices != b->nchoices || a->nloads != b->nloads || a->nstores != b->nstores ||
 	    memcmp(a->steps, b->steps, a->nsteps) || memcmp(a->runnable, b->runnable, a->nsteps) ||
-	    memcmp(a->choices, b->choices, a->nchoices))
+	    memcmp(a->choices, b->choices, a->nchoices) ||
+	    memcmp(a->choice_n, b->choice_n, a->nchoices) ||
+	    memcmp(a->choice_alike, b->choice_alike, 8 * a->nchoices))
 		return false;
 	for (unsigned i = 0; i < a->nloads; i++) {
 		const struct mut_load *x = &a->loads[i], *y = &b->loads[i];
@@ -369,10 +375,11 @@ static void test_parent_cache(void)
 	       hits, nseeds, same, nseeds, loads);
 }
 
-/* 10: the parent's first k steps, then random entries, in a copy of S
- * (under arm with every choice the parent's run took, so that only the
- * schedule differs); its trace */
-static uint64_t prefix_then_noise(const struct mut_parent *P, unsigned k, uint64_t *rng)
+/* 10, 11: the parent's first k steps, then noise random entries, in a
+ * copy of S (under arm with every choice the parent's run took, choice ci
+ * set to cv unless ci < 0, so that only what is asked differs); its trace */
+static uint64_t spelled_run(const struct mut_parent *P, unsigned k, unsigned noise, uint64_t *rng, int ci,
+			    uint8_t cv)
 {
 	static struct script X;
 	static uint8_t b[SCRIPT_MAX_BYTES + 16];
@@ -382,19 +389,26 @@ static uint64_t prefix_then_noise(const struct mut_parent *P, unsigned k, uint64
 	for (unsigned i = 0; i < k; i++) {
 		if (n && (X.sched[n - 1] & 7) == P->steps[i] && (X.sched[n - 1] >> 3) < 31)
 			X.sched[n - 1] += 8;
-		else if (n < SCRIPT_MAX_SCHED - 8)
+		else if (n < SCRIPT_MAX_SCHED - noise)
 			X.sched[n++] = P->steps[i];
 		else
 			return 0;
 	}
-	for (int e = 0; e < 8; e++) {
+	for (unsigned e = 0; e < noise; e++) {
 		*rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
 		X.sched[n++] = (uint8_t)((*rng >> 33) % X.nthreads | ((*rng >> 40) % 32) << 3);
 	}
 	X.nsched = n;
 	X.nchoices = X.memory == MEM_ARM ? P->nchoices : 0;
 	memcpy(X.choices, P->choices, X.nchoices);
+	if (ci >= 0)
+		X.choices[ci] = cv;
 	return trace_of(&M, b, script_encode(&X, b));
+}
+
+static uint64_t prefix_then_noise(const struct mut_parent *P, unsigned k, uint64_t *rng)
+{
+	return spelled_run(P, k, 8, rng, -1, 0);
 }
 
 /* 10 */
@@ -451,6 +465,78 @@ static void test_forced_steps(void)
 	      forced_diff, forced);
 	CHECK(free_diff > 0, "no schedule from the last free step on ran another run: this check cannot fail");
 	CHECK(made >= 200 && same * 100 <= made, "rf: %u of %u mutants made the parent's run again", same, made);
+}
+
+static unsigned some_bit(uint64_t mask, uint64_t *rng)
+{
+	*rng = *rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	for (unsigned k = (unsigned)((*rng >> 33) % (unsigned)__builtin_popcountll(mask)); k; k--)
+		mask &= mask - 1;
+	return (unsigned)__builtin_ctzll(mask);
+}
+
+/* 11 */
+static void test_alike_choices(void)
+{
+	unsigned choices = 0, alike_tries = 0, alike_same = 0, unlike_tries = 0, unlike_diff = 0;
+	unsigned op_made = 0, op_same = 0;
+	uint64_t rng = 5;
+
+	for (unsigned i = 0; i < nseeds; i++) {
+		const struct mut_parent *P = &M.parent;
+		struct script_error err;
+		size_t n;
+
+		init(&M, seeds[i].kb, 41 + i);
+		script_walk(seeds[i].bin, seeds[i].len, SCRIPT_LENIENT, M.cont, &S, &err);
+		S.memory = MEM_ARM;
+		n = script_encode(&S, buf);
+		if (!mut_set_parent(&M, buf, n) || P->status != RS_CLEAN || !P->complete ||
+		    !P->nchoices || P->nchoices >= SCRIPT_MAX_CHOICES)
+			continue;
+		uint64_t parent = spelled_run(P, P->nsteps, 0, &rng, -1, 0);
+
+		for (unsigned c = 0; c < P->nchoices; c++) {
+			unsigned opts = P->choice_n[c];
+			uint64_t all = opts >= 64 ? ~0ull : (1ull << opts) - 1;
+			uint64_t alike = P->choice_alike[c] & ~(1ull << P->choices[c]);
+			uint64_t other = all & ~P->choice_alike[c];
+
+			choices++;
+			CHECK(P->choice_alike[c] >> P->choices[c] & 1 && !(P->choice_alike[c] & ~all),
+			      "choice %u: its alike mask %llx leaves out the option taken (%u) or names one past %u",
+			      c, (unsigned long long)P->choice_alike[c], P->choices[c], opts);
+			if (opts > 64 || c % 4)  /* a quarter of them: the runs cost */
+				continue;
+			if (alike) {
+				alike_tries++;
+				alike_same += spelled_run(P, P->nsteps, 0, &rng, (int)c,
+							  (uint8_t)some_bit(alike, &rng)) == parent;
+			}
+			if (other) {
+				unlike_tries++;
+				unlike_diff += spelled_run(P, P->nsteps, 0, &rng, (int)c,
+							   (uint8_t)some_bit(other, &rng)) != parent;
+			}
+		}
+		for (int k = 0; k < 40; k++) {
+			size_t len = mut_fuzz(&M, MO_CHOICE, NULL, 0, out);
+
+			if (M.last != MO_CHOICE)
+				continue;
+			op_made++;
+			op_same += trace_of(&M, out, len) == trace_of(&M, buf, n);
+		}
+	}
+	printf("alike choices: %u choices; set to an option alike to the parent's, %u of %u made the "
+	       "parent's run; to another, %u of %u another run; choice's mutants: %u of %u the parent's run\n",
+	       choices, alike_same, alike_tries, unlike_diff, unlike_tries, op_same, op_made);
+	CHECK(alike_tries >= 50 && alike_same * 100 >= alike_tries * 95,
+	      "an option alike to the parent's made another run in %u of %u", alike_tries - alike_same,
+	      alike_tries);
+	CHECK(unlike_tries >= 50 && unlike_diff * 100 >= unlike_tries * 50,
+	      "an option unlike the parent's made the parent's run in %u of %u", unlike_tries - unlike_diff,
+	      unlike_tries);
 }
 
 /* What a mutant costs afl-fuzz (informational: the machine's load varies). */
@@ -539,6 +625,7 @@ int main(int argc, char **argv)
 	test_parent_cache();
 	test_mutant_filter();
 	test_forced_steps();
+	test_alike_choices();
 	time_mutants();
 	printf("mutator_test: %d failure(s)\n", fails);
 	return fails ? 1 : 0;
