@@ -28,7 +28,8 @@
  *                   before the custom mutator, docs/fuzzing.md)
  *   FUZZ_READ_SHAPES 0 turns off the read shapes (below), 1 (default) on
  *   FUZZ_RUNS       runs per input: auto (the default: up to 16, within a
- *                   budget of engine steps; 2 on 16K) or 1-64: the script, then
+ *                   budget of engine steps; on 16K at least 2, up to 12
+ *                   within a budget of its own) or 1-64: the script, then
  *                   fresh tails behind shorter prefixes of its schedule
  *                   (fuzz/runs.h: one fork-server round trip for several
  *                   runs)
