@@ -88,7 +88,18 @@ bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
 # Exit 2 (via die) with the compiler's message mapped back to the user's
 # path and the undefined names listed if the subject does not build.
 
-subject_file="" subject_tree="" subject_patch="" subject_what="" subject_pkgdirs=()
+subject_file="" subject_tree="" subject_patch="" subject_what=""
+
+# remove_at_exit PATH: removed when the tool exits, however it exits (die,
+# Ctrl-C, TERM). One EXIT trap for every such path: a second trap of its
+# own would replace the first.
+removed_at_exit=()
+remove_at_exit() {
+  removed_at_exit+=("$1")
+  trap 'rm -rf "${removed_at_exit[@]}"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+}
 
 subject_check() {
   subject_file=$1 subject_tree=$2 subject_patch=$3
@@ -177,10 +188,7 @@ subject_build() {
   [[ $driver = afl_harness ]] && config=(--config=afl)
   mkdir -p "$ws/scratch"
   subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
-  subject_pkgdirs+=("$subject_pkgdir")
-  trap 'rm -rf "${subject_pkgdirs[@]}"' EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  remove_at_exit "$subject_pkgdir"
   local pkg=scratch/${subject_pkgdir##*/}
   if [[ -n "$subject_file" ]]; then
     kind=plugin copy=plugin.c
