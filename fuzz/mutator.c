@@ -10,13 +10,21 @@
  * (default 4) structural mutants of it, each a valid script. Few mutants
  * per pick keep afl-fuzz moving over its queue: the bugs here fall to the
  * fresh programs and schedules that enter it, not to many mutants of one
- * entry (docs/fuzzing.md, "Mutants per queue entry"). Run with
+ * entry (docs/fuzzing.md, "Mutants per queue entry"). The initial seeds,
+ * hand-written scenarios an edit or two from some of the bugs, are the
+ * exception: FUZZ_SEED_MUTANTS (default 32) each time one is picked, most
+ * of all in afl-fuzz's first pass over its input (docs/fuzzing.md,
+ * "Mutants per seed"). Run with
  * AFL_CUSTOM_MUTATOR_ONLY=1 (the tools do): byte-level havoc is one of the
  * mutator's own operators, a minority.
  *
  * Environment (afl-fuzz passes its own to the library):
  *   FUZZ_VARIANT, FUZZ_GRANULE   the target, as for the harness
  *   FUZZ_MUTANTS                 mutants per queue entry, 1-65536 (default 4)
+ *   FUZZ_SEED_MUTANTS            mutants per pick of an initial seed (the
+ *                                queue file's name has ",orig:"), 1-65536
+ *                                (default 32: docs/fuzzing.md, "Mutants
+ *                                per seed")
  *   FUZZ_MUTATOR_OPS             weights, "name=W,name=W,..." (mutate.c's
  *                                mut_op_names), to measure an operator's worth
  *   FUZZ_MUTANT_FILTER           1 (default): a mutant emitted recently is
@@ -29,7 +37,10 @@
  *                                operator made and, of those, the ones made
  *                                again and not emitted (and invalid ones:
  *                                must be 0), the calls that emitted nothing
- *                                (emitted_none),
+ *                                (emitted_none), the entries fuzzed
+ *                                (picks), of them initial seeds
+ *                                (seed_picks), the mutants made of those
+ *                                (seed_mutants),
  *                                and the parents analysed with a run and from
  *                                the cache (fuzz/parent_cache.h); created at
  *                                start, so a bad path fails then
@@ -46,16 +57,20 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define FUZZ_MUTANTS_DEFAULT 4
+#define FUZZ_SEED_MUTANTS_DEFAULT 32
 #define MUT_WEIGHT_MAX 1000000u
 
 struct afl_mutator {
 	struct mutator m;
-	unsigned mutants;
+	unsigned mutants, seed_mutants;
+	bool seed_pick;               /* afl-fuzz's current entry is an initial seed */
 	const char *stats;
 	bool filter_on;
 	struct mutant_filter filter;
 	uint64_t again[MO_COUNT];     /* mutants made again, by operator: not emitted */
 	uint64_t empty;               /* calls that emitted nothing */
+	uint64_t picks, seed_picks;   /* entries fuzzed, of which initial seeds */
+	uint64_t seed_calls;          /* afl_custom_fuzz calls on initial seeds */
 	uint8_t out[SCRIPT_MAX_BYTES + 16];
 };
 
@@ -123,6 +138,7 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 {
 	const char *v = getenv("FUZZ_VARIANT"), *g = getenv("FUZZ_GRANULE"), *n = getenv("FUZZ_MUTANTS");
 	const char *ops = getenv("FUZZ_MUTATOR_OPS"), *filter = getenv("FUZZ_MUTANT_FILTER");
+	const char *sn = getenv("FUZZ_SEED_MUTANTS");
 	const struct granule *gr;
 	struct afl_mutator *d;
 	char err[512];
@@ -143,6 +159,14 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 		if (!read_count(n, 65536, &k) || k < 1)
 			bad("FUZZ_MUTANTS: mutants per queue entry, 1-65536");
 		d->mutants = (unsigned)k;
+	}
+	d->seed_mutants = FUZZ_SEED_MUTANTS_DEFAULT;
+	if (sn && *sn) {
+		unsigned long k;
+
+		if (!read_count(sn, 65536, &k) || k < 1)
+			bad("FUZZ_SEED_MUTANTS: mutants per pick of an initial seed, 1-65536");
+		d->seed_mutants = (unsigned)k;
 	}
 	if (ops && *ops)
 		set_weights(&d->m, ops);
@@ -167,6 +191,16 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 	return d;
 }
 
+/* Called with each entry afl-fuzz is about to fuzz (before its own skip
+ * of entries that are not favoured): note whether it is an initial seed. */
+EXPORT uint8_t afl_custom_queue_get(void *data, const uint8_t *filename)
+{
+	struct afl_mutator *d = data;
+
+	d->seed_pick = filename && strstr((const char *)filename, ",orig:");
+	return 1;
+}
+
 /* Called once per queue entry before its mutants: the analysis run. */
 EXPORT unsigned afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t len)
 {
@@ -177,7 +211,11 @@ EXPORT unsigned afl_custom_fuzz_count(void *data, const uint8_t *buf, size_t len
 	/* the parent itself ran already: a mutant equal to it is made again */
 	if (d->filter_on)
 		mutant_filter_seen(&d->filter, buf, len);
-	return d->mutants;
+	d->picks++;
+	if (!d->seed_pick)
+		return d->mutants;
+	d->seed_picks++;
+	return d->seed_mutants;
 }
 
 EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **out, uint8_t *add,
@@ -189,6 +227,7 @@ EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **ou
 	*out = d->out;
 	if (!mut_set_parent(&d->m, buf, len))
 		return 0;
+	d->seed_calls += d->seed_pick;
 	n = mutant_filter_fuzz(d->filter_on ? &d->filter : NULL, &d->m, add, addlen, d->out, max, d->again);
 	if (!n)
 		d->empty++;     /* afl-fuzz runs nothing for this one */
@@ -218,6 +257,9 @@ EXPORT void afl_custom_deinit(void *data)
 					(unsigned long long)d->again[i]);
 			fprintf(f, "invalid\t%llu\n", (unsigned long long)d->m.invalid);
 			fprintf(f, "emitted_none\t%llu\n", (unsigned long long)d->empty);
+			fprintf(f, "picks\t%llu\n", (unsigned long long)d->picks);
+			fprintf(f, "seed_picks\t%llu\n", (unsigned long long)d->seed_picks);
+			fprintf(f, "seed_mutants\t%llu\n", (unsigned long long)d->seed_calls);
 			fprintf(f, "parents_run\t%llu\n", (unsigned long long)d->m.analyses);
 			fprintf(f, "parents_cached\t%llu\n", (unsigned long long)d->m.cache.hits);
 			fclose(f);
