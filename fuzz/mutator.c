@@ -101,6 +101,23 @@ static bool read_count(const char *t, unsigned long max, unsigned long *v)
 	return !*end && *v <= max;
 }
 
+/* A count of mutants from the environment variable NAME, 1-65536; its
+ * default when unset or empty, a stop with WHAT when it does not read. */
+static unsigned mutants_from_env(const char *name, unsigned dflt, const char *what)
+{
+	const char *t = getenv(name);
+	unsigned long k;
+	char msg[128];
+
+	if (!t || !*t)
+		return dflt;
+	if (!read_count(t, 65536, &k) || k < 1) {
+		snprintf(msg, sizeof(msg), "%s: %s, 1-65536", name, what);
+		bad(msg);
+	}
+	return (unsigned)k;
+}
+
 /* Every entry must read: an unknown name, a weight that is not a number
  * or a list that leaves every operator at 0 stops afl-fuzz with a message
  * instead of measuring something else than was asked. */
@@ -136,9 +153,8 @@ static void set_weights(struct mutator *m, const char *spec)
 
 EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 {
-	const char *v = getenv("FUZZ_VARIANT"), *g = getenv("FUZZ_GRANULE"), *n = getenv("FUZZ_MUTANTS");
+	const char *v = getenv("FUZZ_VARIANT"), *g = getenv("FUZZ_GRANULE");
 	const char *ops = getenv("FUZZ_MUTATOR_OPS"), *filter = getenv("FUZZ_MUTANT_FILTER");
-	const char *sn = getenv("FUZZ_SEED_MUTANTS");
 	const struct granule *gr;
 	struct afl_mutator *d;
 	char err[512];
@@ -152,22 +168,9 @@ EXPORT void *afl_custom_init(void *afl, unsigned int seed)
 		bad("FUZZ_GRANULE is not 4k, 16k or 64k");
 	if (mut_init(&d->m, v, gr->kb, seed, err, sizeof(err)))
 		bad(err);
-	d->mutants = FUZZ_MUTANTS_DEFAULT;
-	if (n && *n) {
-		unsigned long k;
-
-		if (!read_count(n, 65536, &k) || k < 1)
-			bad("FUZZ_MUTANTS: mutants per queue entry, 1-65536");
-		d->mutants = (unsigned)k;
-	}
-	d->seed_mutants = FUZZ_SEED_MUTANTS_DEFAULT;
-	if (sn && *sn) {
-		unsigned long k;
-
-		if (!read_count(sn, 65536, &k) || k < 1)
-			bad("FUZZ_SEED_MUTANTS: mutants per pick of an initial seed, 1-65536");
-		d->seed_mutants = (unsigned)k;
-	}
+	d->mutants = mutants_from_env("FUZZ_MUTANTS", FUZZ_MUTANTS_DEFAULT, "mutants per queue entry");
+	d->seed_mutants = mutants_from_env("FUZZ_SEED_MUTANTS", FUZZ_SEED_MUTANTS_DEFAULT,
+					   "mutants per pick of an initial seed");
 	if (ops && *ops)
 		set_weights(&d->m, ops);
 	if (filter && *filter && strcmp(filter, "0") && strcmp(filter, "1"))
