@@ -90,12 +90,12 @@ bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
 
 subject_file="" subject_tree="" subject_patch="" subject_what=""
 
-# remove_at_exit PATH: removed when the tool exits, however it exits (die,
-# Ctrl-C, TERM). One EXIT trap for every such path: a second trap of its
-# own would replace the first.
+# remove_at_exit PATH...: removed when the tool exits, however it exits
+# (die, Ctrl-C, TERM). One EXIT trap for every such path: a second trap of
+# its own would replace the first.
 removed_at_exit=()
 remove_at_exit() {
-  removed_at_exit+=("$1")
+  removed_at_exit+=("$@")
   trap 'rm -rf "${removed_at_exit[@]}"' EXIT
   trap 'exit 130' INT
   trap 'exit 143' TERM
