@@ -70,7 +70,7 @@ struct afl_mutator {
 	uint64_t again[MO_COUNT];     /* mutants made again, by operator: not emitted */
 	uint64_t empty;               /* calls that emitted nothing */
 	uint64_t picks, seed_picks;   /* entries fuzzed, of which initial seeds */
-	uint64_t seed_calls;          /* afl_custom_fuzz calls on initial seeds */
+	uint64_t seed_made;           /* mutants made of initial seeds (stats: seed_mutants) */
 	uint8_t out[SCRIPT_MAX_BYTES + 16];
 };
 
@@ -230,7 +230,7 @@ EXPORT size_t afl_custom_fuzz(void *data, uint8_t *buf, size_t len, uint8_t **ou
 	*out = d->out;
 	if (!mut_set_parent(&d->m, buf, len))
 		return 0;
-	d->seed_calls += d->seed_pick;
+	d->seed_made += d->seed_pick;
 	n = mutant_filter_fuzz(d->filter_on ? &d->filter : NULL, &d->m, add, addlen, d->out, max, d->again);
 	if (!n)
 		d->empty++;     /* afl-fuzz runs nothing for this one */
@@ -262,7 +262,7 @@ EXPORT void afl_custom_deinit(void *data)
 			fprintf(f, "emitted_none\t%llu\n", (unsigned long long)d->empty);
 			fprintf(f, "picks\t%llu\n", (unsigned long long)d->picks);
 			fprintf(f, "seed_picks\t%llu\n", (unsigned long long)d->seed_picks);
-			fprintf(f, "seed_mutants\t%llu\n", (unsigned long long)d->seed_calls);
+			fprintf(f, "seed_mutants\t%llu\n", (unsigned long long)d->seed_made);
 			fprintf(f, "parents_run\t%llu\n", (unsigned long long)d->m.analyses);
 			fprintf(f, "parents_cached\t%llu\n", (unsigned long long)d->m.cache.hits);
 			fclose(f);
