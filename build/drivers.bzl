@@ -195,8 +195,10 @@ def subject_binary(
         data = [],
         expect_violation = False,
         native_code_only = False,
-        tags = []):
-    """A driver over a subject (see the file's doc)."""
+        tags = [],
+        header = None):
+    """A driver over a subject (see the file's doc). header: a kernel
+    tree's arch/arm64/include/asm/pgtable.h (kernel_tree subjects only)."""
     if driver not in DRIVERS:
         fail("driver must be one of %s, got %r" % (DRIVERS.keys(), driver))
     d = DRIVERS[driver]
@@ -208,8 +210,12 @@ def subject_binary(
     elif subject in ["plugin", "kernel_tree"]:
         if not src or not granule_kb:
             fail("a %s subject needs src and granule_kb" % subject)
-        library = plugin_library if subject == "plugin" else kernel_tree_library
-        library(name = name + "_subject", src = src, granule_kb = granule_kb, backend = d.backend, tags = tags)
+        if subject == "plugin":
+            if header:
+                fail("a plugin subject has no header")
+            plugin_library(name = name + "_subject", src = src, granule_kb = granule_kb, backend = d.backend, tags = tags)
+        else:
+            kernel_tree_library(name = name + "_subject", src = src, granule_kb = granule_kb, backend = d.backend, tags = tags, header = header)
         subject_lib = ":" + name + "_subject"
     else:
         fail("subject must be variants, plugin or kernel_tree, got %r" % subject)

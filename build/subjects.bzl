@@ -177,10 +177,13 @@ SHIM_COPTS = ["-I", "kernel_tree/shim/include"]
 
 _PROBE_ATTRS = {
     "src": attr.label(allow_single_file = True, mandatory = True),
+    # the tree's arch/arm64/include/asm/pgtable.h, if it has one
+    "header": attr.label(allow_single_file = True),
     "granule_kb": attr.int(mandatory = True, values = [g.kb for g in GRANULES]),
     "plugin": attr.bool(default = False),
     "out": attr.output(mandatory = True),
     "_probe": attr.label(default = "//kernel_tree:probe.sh", executable = True, cfg = "exec", allow_single_file = True),
+    "_extract": attr.label(default = "//kernel_tree:extract_header.py", allow_single_file = True),
     "_dialect": attr.label(default = "//core:kernel_dialect", providers = [CcInfo]),
     "_shim": attr.label(default = "//kernel_tree:shim", providers = [CcInfo]),
     "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
@@ -201,8 +204,12 @@ def _probe_command(ctx, out):
         for d in c.system_includes.to_list():
             flags += ["-isystem", d]
     mode = ["--plugin"] if ctx.attr.plugin else []
+    files = [ctx.file.src, ctx.file._extract]
+    if ctx.file.header:
+        mode += ["--header", ctx.file.header.path]
+        files.append(ctx.file.header)
     args = mode + [cc.compiler_executable, cc.nm_executable or "nm", ctx.file.src.path, out.path] + flags
-    inputs = depset([ctx.file.src], transitive = [c.headers for c in contexts])
+    inputs = depset(files, transitive = [c.headers for c in contexts])
     return args, inputs, cc.all_files
 
 def _kernel_file_probe_impl(ctx):
@@ -251,14 +258,16 @@ kernel_file_probe_log = rule(
     fragments = ["cpp"],
 )
 
-def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native", tags = []):
+def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native", tags = [], header = None):
     """A cc_library (alwayslink) of src built on the shim for granule_kb and
     backend: the unit the probe writes (a kernel tree's contpte.c with its
     functions renamed and the glue, or with plugin a plug-in file as it
-    is)."""
+    is). header: the tree's asm/pgtable.h, whose wrappers and primitives
+    then run in place of the project's."""
     kernel_file_probe(
         name = name + "_probe",
         src = src,
+        header = header,
         granule_kb = granule_kb,
         plugin = plugin,
         out = name + "_unit.c",
@@ -267,7 +276,7 @@ def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native
     native.cc_library(
         name = name,
         srcs = [name + "_unit.c"],
-        textual_hdrs = [src],
+        textual_hdrs = [src] + ([header] if header else []),
         copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS +
                 (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []),
         deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
@@ -286,11 +295,13 @@ def plugin_library(name, src, granule_kb, backend = "native", tags = []):
         tags = tags,
     )
 
-def kernel_tree_library(name, src, granule_kb, backend = "native", tags = []):
+def kernel_tree_library(name, src, granule_kb, backend = "native", tags = [], header = None):
     """The kernel file src (a tree's arch/arm64/mm/contpte.c) built on the
-    shim for granule_kb, its functions in place of core/kernel/contpte.c's,
-    over //kernel_tree:project_<G>k, as variant "kernel_tree"."""
-    kernel_file_library(name + "_file", src, granule_kb, backend = backend, tags = tags)
+    shim for granule_kb, its functions in place of core/kernel/contpte.c's
+    (and with header, the tree's asm/pgtable.h, its wrappers and primitives
+    in place of core/kernel/pgtable.c's), over //kernel_tree:project_<G>k,
+    as variant "kernel_tree"."""
+    kernel_file_library(name + "_file", src, granule_kb, backend = backend, tags = tags, header = header)
     native.cc_library(
         name = name,
         deps = [name + "_file", "//kernel_tree:project_%dk%s" % (granule_kb, BACKENDS[backend].suffix)],

@@ -228,11 +228,110 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
 }
 #endif
 
+/* ---- the tree's asm/pgtable.h: its wrappers and primitives ------------- */
+/*
+ * Where the probe took a definition from the tree's header (KT_HDR_HAS_<name>,
+ * the function renamed kt_hdr_<name>), the entry point of that name runs it:
+ * the harness's calls, core/kernel/pgtable.c's remaining wrappers and the
+ * file's calls all reach the tree's code. Entry points the header does not
+ * define stay the project's.
+ */
+#define KT_HDR_ENTRY(ret, name, params, args)                                   \
+	ret name params { return kt_hdr_##name args; }
+#ifdef KT_HDR_HAS_ptep_get
+KT_HDR_ENTRY(pte_t, ptep_get, (pte_t *ptep), (ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_get_lockless
+KT_HDR_ENTRY(pte_t, ptep_get_lockless, (pte_t *ptep), (ptep))
+#endif
+#ifdef KT_HDR_HAS_set_ptes
+KT_HDR_ENTRY(void, set_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte,
+			      unsigned int nr), (mm, addr, ptep, pte, nr))
+#endif
+#ifdef KT_HDR_HAS_get_and_clear_full_ptes
+KT_HDR_ENTRY(pte_t, get_and_clear_full_ptes, (struct mm_struct *mm, unsigned long addr,
+					      pte_t *ptep, unsigned int nr, int full),
+	     (mm, addr, ptep, nr, full))
+#endif
+#ifdef KT_HDR_HAS_ptep_test_and_clear_young
+KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsigned long addr,
+					      pte_t *ptep), (vma, addr, ptep))
+#endif
+#if defined(KT_HDR_HAS_clear_flush_young_ptes)
+KT_HDR_ENTRY(int, clear_flush_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
+#elif defined(KT_HDR_HAS_ptep_clear_flush_young)
+/* Before batching, core-mm asked page by page. */
+int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
+			   unsigned int nr)
+{
+	int young = 0;
+
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		young |= kt_hdr_ptep_clear_flush_young(vma, addr, ptep);
+	return young;
+}
+#endif
+#if defined(KT_HDR_HAS_wrprotect_ptes)
+KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				    unsigned int nr), (mm, addr, ptep, nr))
+#elif defined(KT_HDR_HAS_ptep_set_wrprotect)
+/* Before wrprotect_ptes, core-mm write-protected page by page. */
+void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		kt_hdr_ptep_set_wrprotect(mm, addr, ptep);
+}
+#endif
+#ifdef KT_HDR_HAS_clear_young_dirty_ptes
+KT_HDR_ENTRY(void, clear_young_dirty_ptes, (struct vm_area_struct *vma, unsigned long addr,
+					    pte_t *ptep, unsigned int nr, cydp_t flags),
+	     (vma, addr, ptep, nr, flags))
+#endif
+#ifdef KT_HDR_HAS_ptep_set_access_flags
+KT_HDR_ENTRY(int, ptep_set_access_flags, (struct vm_area_struct *vma, unsigned long addr,
+					  pte_t *ptep, pte_t entry, int dirty),
+	     (vma, addr, ptep, entry, dirty))
+#endif
+#ifdef KT_HDR_HAS_contpte_try_fold
+KT_HDR_ENTRY(void, contpte_try_fold, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				      pte_t pte), (mm, addr, ptep, pte))
+#endif
+#ifdef KT_HDR_HAS_contpte_try_unfold
+KT_HDR_ENTRY(void, contpte_try_unfold, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+					pte_t pte), (mm, addr, ptep, pte))
+#endif
+#ifdef KT_HDR_HAS___ptep_get_and_clear
+KT_HDR_ENTRY(pte_t, __ptep_get_and_clear, (struct mm_struct *mm, unsigned long addr,
+					   pte_t *ptep), (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS___ptep_test_and_clear_young
+KT_HDR_ENTRY(int, __ptep_test_and_clear_young, (struct vm_area_struct *vma,
+						unsigned long address, pte_t *ptep),
+	     (vma, address, ptep))
+#endif
+#ifdef KT_HDR_HAS___ptep_set_wrprotect
+KT_HDR_ENTRY(void, __ptep_set_wrprotect, (struct mm_struct *mm, unsigned long addr,
+					  pte_t *ptep), (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS___set_ptes
+KT_HDR_ENTRY(void, __set_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				pte_t pte, unsigned int nr), (mm, addr, ptep, pte, nr))
+#endif
+#ifdef KT_HDR_HAS___clear_young_dirty_ptes
+KT_HDR_ENTRY(void, __clear_young_dirty_ptes, (struct vm_area_struct *vma, unsigned long addr,
+					      pte_t *ptep, unsigned int nr, cydp_t flags),
+	     (vma, addr, ptep, nr, flags))
+#endif
+#undef KT_HDR_ENTRY
+
 /* ---- what the probe found, for the report ------------------------------ */
 const struct kt_tree_info kt_tree_info = {
 	.source = KT_SOURCE,
 	.defined = KT_DEFINED,
 	.shim_provided = KT_SHIM_PROVIDED,
+	.header = KT_HEADER,
+	.header_taken = KT_HDR_TAKEN,
 };
 
 /* The subject's describe hook (core/variant_export.h declares the project's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel_tree/probe.sh [--plugin] CC NM SRC OUT [COMPILER FLAGS...]
+# kernel_tree/probe.sh [--plugin] [--header HDR] CC NM SRC OUT [COMPILER FLAGS...]
 #
 # Build SRC on the kernel-tree shim as it is, find out what it defines with
 # nm, and write OUT: the translation unit that kernel_file_library
@@ -20,10 +20,24 @@
 # with that settled. Any other failure ends here (exit 1) with every name
 # the shim lacks (the compiler's error limit is lifted, so the list is
 # complete) and the compiler's own message.
+#
+# With --header, HDR is the tree's arch/arm64/include/asm/pgtable.h: the
+# definitions the harness drives or the file uses are cut out of it by
+# kernel_tree/extract_header.py (libclang) and placed before the file, their
+# functions renamed kt_hdr_<name>; kernel_tree/glue.h then defines the
+# entry points they stand for (ptep_get, set_ptes, __ptep_get_and_clear,
+# ...) over them. The header's calls into the file's functions are counted
+# like the harness's.
 set -uo pipefail
-plugin=0
-if [[ ${1:-} == --plugin ]]; then plugin=1; shift; fi
-[[ $# -ge 4 ]] || { echo "usage: $0 [--plugin] CC NM SRC OUT [FLAGS...]" >&2; exit 2; }
+plugin=0 header=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --plugin) plugin=1; shift ;;
+    --header) header=$2; shift 2 ;;
+    *) break ;;
+  esac
+done
+[[ $# -ge 4 ]] || { echo "usage: $0 [--plugin] [--header HDR] CC NM SRC OUT [FLAGS...]" >&2; exit 2; }
 cc=$1 nm=$2 src=$3 out=$4
 shift 4
 # contpte_align_down, mm_is_user: static in the file since v6.9, from
@@ -61,17 +75,42 @@ else
   all_errors=-fmax-errors=0
 fi
 
-known=$(sed -nE 's/^KT_FN\(([A-Za-z_0-9]+),.*/\1/p' kernel_tree/functions.def)
+known=$(sed -nE 's/^KT_FN\(([A-Za-z_0-9]+),.*/\1/p' kernel_tree/functions.def | paste -sd ' ' -)
 [[ $plugin -eq 1 ]] && known=""
+
+hdr=$tmp/hdr
+if [[ -n "$header" ]]; then
+  "${KT_PYTHON:-/usr/bin/python3}" kernel_tree/extract_header.py "$header" "$src" "$hdr" 2> "$tmp/extract.log" || {
+    echo "$what: could not read $header with libclang (kernel_tree/extract_header.py):" >&2
+    cat "$tmp/extract.log" >&2
+    exit 1
+  }
+else
+  for part in renames decls defs undefs names; do : > "$hdr.$part"; done
+fi
+
+# The unit from the shim to the file, for the file's functions $1...:
+# renamed kt_file_<name>, and as seen from the header's part counted too.
+unit_head() {
+  echo '#include "kernel_tree/shim/kt_shim.h"'
+  for name in "$@"; do echo "#define $name kt_file_$name"; echo "#define KT_RENAMED_$name 1"; done
+  cat "$hdr.renames" "$hdr.decls"
+  for name in "$@"; do
+    [[ " $known " == *" $name "* ]] || continue
+    echo "#undef $name"; echo "#define $name (kt_count(KT_FN_$name), kt_file_$name)"
+  done
+  cat "$hdr.defs"
+  for name in "$@"; do echo "#undef $name"; echo "#define $name kt_file_$name"; done
+  echo "#include \"$src\""
+}
+
 provide=() keep=()
 for attempt in 0 1 2 3; do
-  {
-    echo '#include "kernel_tree/shim/kt_shim.h"'
-    for name in $known; do
-      [[ " ${keep[*]} " == *" $name "* ]] || echo "#define $name kt_file_$name"
-    done
-    echo "#include \"$src\""
-  } > "$tmp/probe.c"
+  renamed=()
+  for name in $known; do
+    [[ " ${keep[*]} " == *" $name "* ]] || renamed+=("$name")
+  done
+  unit_head "${renamed[@]}" > "$tmp/probe.c"
   if "$cc" "$@" "$all_errors" "${provide[@]/#/-DKT_SHIM_PROVIDE_}" -c "$tmp/probe.c" -o "$tmp/probe.o" \
        > "$tmp/log" 2>&1; then
     ok=1
@@ -98,12 +137,12 @@ done
 if [[ $ok -ne 1 ]]; then
   {
     echo "$what: $src does not build on the shim (kernel_tree/shim/)."
-    names=$(missing "$tmp/log" | sed 's/kt_file_//' | paste -sd ',' - | sed 's/,/, /g')
+    names=$(missing "$tmp/log" | sed -e 's/kt_file_//' -e 's/kt_hdr_//' | paste -sd ',' - | sed 's/,/, /g')
     if [[ -n "$names" ]]; then
       echo "$what: missing from the shim: $names"
     fi
     echo "$what: the compiler said:"
-    sed -e "s|$tmp/probe.c|($what unit)|g" -e 's/kt_file_//g' "$tmp/log"
+    sed -e "s|$tmp/probe.c|($what unit)|g" -e 's/kt_file_//g' -e 's/kt_hdr_//g' "$tmp/log"
   } >&2
   exit 1
 fi
@@ -118,7 +157,7 @@ if [[ $plugin -eq 1 ]]; then
     echo '#include "kernel_tree/shim/kt_shim.h"'
     echo "#include \"$src\""
     echo "const struct kt_tree_info kt_tree_info = {"
-    echo "	.source = \"$src\", .defined = \"\", .shim_provided = \"${provide[*]}\","
+    echo "	.source = \"$src\", .defined = \"\", .shim_provided = \"${provide[*]}\", .header = \"\", .header_taken = \"\","
     echo "};"
   } > "$out"
   exit 0
@@ -133,11 +172,12 @@ defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   echo "#define KT_SOURCE \"$src\""
   echo "#define KT_DEFINED \"$(echo $defined)\""
   echo "#define KT_SHIM_PROVIDED \"${provide[*]}\""
+  echo "#define KT_HEADER \"$header\""
+  echo "#define KT_HDR_TAKEN \"$(sed -n 's/^function //p' "$hdr.names" | paste -sd ' ' -)\""
   for name in "${provide[@]}"; do echo "#define KT_SHIM_PROVIDE_$name 1"; done
   for name in $defined; do echo "#define KT_HAS_$name 1"; done
-  echo '#include "kernel_tree/shim/kt_shim.h"'
-  for name in $defined; do echo "#define $name kt_file_$name"; done
-  echo "#include \"$src\""
+  unit_head $defined
   for name in $defined; do echo "#undef $name"; done
+  cat "$hdr.undefs"
   echo '#include "kernel_tree/glue.h"'
 } > "$out"

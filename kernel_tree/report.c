@@ -134,10 +134,13 @@ static void describe_a5_a6(char *buf, size_t len, long a5, long a6)
 }
 
 /* ---- the report ------------------------------------------------------- */
-/* A caller's name as the file spells it (its functions are renamed kt_file_*). */
+/* A caller's name as the tree spells it (its functions are renamed
+ * kt_file_*, its header's kt_hdr_*). */
 static const char *as_in_file(const char *fn)
 {
-	return strncmp(fn, "kt_file_", 8) ? fn : fn + 8;
+	if (!strncmp(fn, "kt_file_", 8))
+		return fn + 8;
+	return strncmp(fn, "kt_hdr_", 7) ? fn : fn + 7;
 }
 
 static const char *source_name(void)
@@ -241,6 +244,54 @@ static void report_end(void)
 		(unsigned long long)atomic_load(&bbml2_asked), kc_bbml2_noabort ? "on" : "off");
 }
 
+/* The entry points asm/pgtable.h holds (core/kernel/entry_points.def's
+ * first part): the tree's when its header defines them, else the project's. */
+static const char *const header_entries[] = {
+	"ptep_get", "ptep_get_lockless", "set_ptes", "get_and_clear_full_ptes",
+	"ptep_test_and_clear_young", "clear_flush_young_ptes", "wrprotect_ptes",
+	"clear_young_dirty_ptes", "ptep_set_access_flags", "contpte_try_fold",
+	"contpte_try_unfold", "__ptep_get_and_clear", "__ptep_test_and_clear_young",
+	"__ptep_set_wrprotect", "__ptep_set_access_flags", "__set_ptes",
+	"__clear_young_dirty_ptes",
+};
+
+static const char *header_name(void)
+{
+	const char *s = getenv("KERNEL_TREE_HEADER");
+
+	return s && *s ? s : kt_tree_info.header;
+}
+
+static void report_header(const struct variant *v)
+{
+	const char *taken = kt_tree_info.header_taken ? kt_tree_info.header_taken : "";
+	unsigned n_tree = 0, n_project = 0, n_other = 0;
+
+	if (!kt_tree_info.header || !*kt_tree_info.header) {
+		fprintf(stderr, "kernel-tree: the tree has no arch/arm64/include/asm/pgtable.h: its wrappers and "
+			"per-entry primitives are the project's (core/kernel/pgtable.c)\n");
+		return;
+	}
+	fprintf(stderr, "kernel-tree: %s: the wrappers and primitives\n", header_name());
+	fprintf(stderr, "  from the tree:  ");
+	for (unsigned i = 0; i < sizeof(header_entries) / sizeof(*header_entries); i++)
+		if (listed(v->provided, v->n_provided, header_entries[i]))
+			fprintf(stderr, " %s", header_entries[i]), n_tree++;
+	fprintf(stderr, "%s\n  from the project:", n_tree ? "" : " none");
+	for (unsigned i = 0; i < sizeof(header_entries) / sizeof(*header_entries); i++)
+		if (!listed(v->provided, v->n_provided, header_entries[i]))
+			fprintf(stderr, " %s", header_entries[i]), n_project++;
+	fprintf(stderr, "%s\n", n_project ? "" : " none");
+	for (const char *p = taken; *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+
+		p += n;
+		n_other++;
+	}
+	fprintf(stderr, "kernel-tree: %u functions taken from the header in all, helpers such as "
+		"pte_mkold included (kernel_tree/extract_header.py)\n", n_other);
+}
+
 int kt_report_describe(const struct variant *v)
 {
 	const char *env = getenv("KT_FLUSH_LOG");
@@ -300,8 +351,7 @@ int kt_report_describe(const struct variant *v)
 	if (*kt_tree_info.shim_provided)
 		fprintf(stderr, "kernel-tree: the file expects from a header (the shim provides): %s\n",
 			kt_tree_info.shim_provided);
-	fprintf(stderr, "kernel-tree: core/kernel/pgtable.c plays asm/pgtable.h (ptep_get, set_ptes, "
-		"wrprotect_ptes, ... and the per-entry __ptep_* primitives)\n");
+	report_header(v);
 	atexit(report_end);
 	return 0;
 }

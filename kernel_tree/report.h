@@ -74,6 +74,8 @@ struct kt_tree_info {
 	const char *source;         /* the file as built */
 	const char *defined;        /* every global function nm found in it, space-separated */
 	const char *shim_provided;  /* helpers it uses that the shim defined for it */
+	const char *header;         /* the tree's asm/pgtable.h as built, or "" */
+	const char *header_taken;   /* the functions taken from it, space-separated */
 };
 extern const struct kt_tree_info kt_tree_info;
 

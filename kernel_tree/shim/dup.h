@@ -29,6 +29,16 @@ static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long 
 	return boundary - 1 < end - 1 ? boundary : end;
 }
 
+/* The barriers after a store to a valid kernel entry (asm/pgtable.h keeps
+ * them out of line of lazy MMU mode; the harness has no lazy mode, so they
+ * are issued at once, as outside it). */
+static inline void emit_pte_barriers(void)
+{
+	dsb(ishst);
+	isb();
+}
+#define queue_pte_barriers() emit_pte_barriers()
+
 /* ---- helpers older trees expected from a header ------------------------ */
 #ifdef KT_SHIM_PROVIDE_contpte_align_down
 static inline pte_t *contpte_align_down(pte_t *ptep)

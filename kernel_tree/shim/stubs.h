@@ -16,6 +16,17 @@
 #define __init
 #define IS_ENABLED(opt) 0
 
+/* ---- asm/pgtable.h's debug checks (CONFIG_DEBUG_VM), the cache and tag
+ * maintenance of a new mapping, linux/page_table_check.h: all off ------ */
+#define __check_racy_pte_update(mm, ptep, pte) ((void)(mm), (void)(ptep), (void)(pte))
+#define __check_safe_pte_update(mm, ptep, pte) ((void)(mm), (void)(ptep), (void)(pte))
+#define __sync_cache_and_tags(pte, nr) ((void)(pte), (void)(nr))
+#define page_table_check_pte_clear(...) ((void)0)
+#define page_table_check_ptes_set(...) ((void)0)
+#define page_table_check_pmd_clear(...) ((void)0)
+#define page_table_check_pud_clear(...) ((void)0)
+#define page_table_check_pmds_set(...) ((void)0)
+#define page_table_check_puds_set(...) ((void)0)
 /* ---- linux/efi.h: the EFI runtime mm is never the harness's ----------- */
 static inline bool mm_is_efi(struct mm_struct *mm) { (void)mm; return false; }
 
