@@ -184,7 +184,7 @@ subject_from_script() {
 }
 
 subject_build() {
-  local driver=$1 kb=$2 kind copy config=() msg shown undefined
+  local driver=$1 kb=$2 kind copy config=() msg shown undefined header_copy=""
   [[ $driver = afl_harness ]] && config=(--config=afl)
   mkdir -p "$ws/scratch"
   subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
@@ -197,32 +197,46 @@ subject_build() {
   else
     kind=kernel_tree copy=tree/arch/arm64/mm/contpte.c
     mkdir -p "$subject_pkgdir/$(dirname "$copy")"
+    # The tree's own asm/pgtable.h, when it has one, is built too: its
+    # wrappers and primitives run in place of the project's.
+    local hdr=${subject_tree%/}/arch/arm64/include/asm/pgtable.h hdr_args=()
+    if [[ -f "$hdr" ]]; then
+      header_copy=tree/arch/arm64/include/asm/pgtable.h
+      mkdir -p "$subject_pkgdir/$(dirname "$header_copy")"
+      hdr_args=(--header "$hdr" "$subject_pkgdir/$header_copy")
+      export KERNEL_TREE_HEADER=$hdr
+    fi
     if [[ -n "$subject_patch" ]]; then
-      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "$subject_what" "$subject_patch" "$subject_pkgdir/$copy" 2>&1); then
+      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" "$subject_what" "$subject_patch" "$subject_pkgdir/$copy" 2>&1); then
         echo "$msg" >&2
-        die "patch '$subject_patch' does not apply to $subject_what (the tree is untouched)"
+        die "patch '$subject_patch' does not apply to $subject_what${header_copy:+ and $hdr} (the tree is untouched)"
       fi
       [[ -n "$msg" ]] && echo "$msg" >&2
       subject_label="$subject_what with $subject_patch applied"
+      [[ -n "$header_copy" ]] && export KERNEL_TREE_HEADER="$hdr with $subject_patch applied"
     else
       cp "$subject_what" "$subject_pkgdir/$copy"
+      [[ -n "$header_copy" ]] && cp "$hdr" "$subject_pkgdir/$header_copy"
       subject_label=$subject_what
     fi
   fi
   subject_variant=$kind
+  local header_attr=""
+  [[ -n "$header_copy" ]] && header_attr=", header = \"$header_copy\""
   cat >"$subject_pkgdir/BUILD" <<BUILD
 load("//build:drivers.bzl", "subject_binary")
 
-subject_binary(name = "bin", subject = "$kind", src = "$copy", granule_kb = $kb, driver = "$driver")
+subject_binary(name = "bin", subject = "$kind", src = "$copy", granule_kb = $kb, driver = "$driver"$header_attr)
 BUILD
   echo "$tool: building $subject_label for granule ${kb}k ..." >&2
   if ! bazel_build "${config[@]}" "//$pkg:bin"; then
     # The compiler's own message, with the scratch path mapped back to the file.
     shown=$(grep -vE '^ERROR: .*(error executing command|failed to build)' <<<"$bazel_errors" |
-      sed -e "s|\./$pkg/$copy|$subject_what|g" -e "s|$pkg/$copy|$subject_what|g")
+      sed -e "s|\./$pkg/$copy|$subject_what|g" -e "s|$pkg/$copy|$subject_what|g" \
+          -e "s|\./$pkg/tree/|${subject_tree%/}/|g" -e "s|$pkg/tree/|${subject_tree%/}/|g")
     echo "$shown" >&2
     undefined=$(sed -nE "s/.*undefined reference to [\`']([A-Za-z_0-9]+)'.*/\1/p" <<<"$shown" |
-      sed 's/^kt_file_//' | awk '!seen[$0]++' | paste -sd ' ' -)
+      sed -e 's/^kt_file_//' -e 's/^kt_hdr_//' | awk '!seen[$0]++' | paste -sd ' ' -)
     [[ -z "$undefined" ]] || echo "$tool: called but defined nowhere (file or shim): $undefined" >&2
     if [[ -n "$subject_tree" ]]; then
       die "$subject_label does not build on the kernel-tree shim (compiler output above)"
