@@ -308,13 +308,33 @@ def kernel_tree_library(name, src, granule_kb, backend = "native", tags = [], he
         tags = tags,
     )
 
-def patched_contpte(name, src, patch):
-    """src (a tree's arch/arm64/mm/contpte.c) with patch applied by
-    kernel_tree/apply_patch.sh, as <name>/arch/arm64/mm/contpte.c."""
+def tree_files(tree):
+    """(contpte.c, asm/pgtable.h or None) of a test tree: a directory under
+    the calling package's testdata/, or ":NAME", a patched_contpte made
+    earlier in the same package."""
+    if tree.startswith(":"):
+        outs = native.existing_rule(tree[1:])["outs"]
+        hdr = [o for o in outs if o.endswith("include/asm/pgtable.h")]
+        return ":%s/arch/arm64/mm/contpte.c" % tree[1:], (":" + hdr[0].split(":")[-1] if hdr else None)
+    hdr = native.glob(["testdata/%s/arch/arm64/include/asm/pgtable.h" % tree])
+    return "testdata/%s/arch/arm64/mm/contpte.c" % tree, (hdr[0] if hdr else None)
+
+def patched_contpte(name, src, patch, header = None):
+    """src (a tree's arch/arm64/mm/contpte.c) and header (its
+    arch/arm64/include/asm/pgtable.h, if it has one) with patch applied by
+    kernel_tree/apply_patch.sh, as <name>/arch/arm64/mm/contpte.c and
+    <name>/arch/arm64/include/asm/pgtable.h. Returns what tree_files
+    returns for the result."""
+    outs = [name + "/arch/arm64/mm/contpte.c"]
+    hdr_args = ""
+    if header:
+        outs.append(name + "/arch/arm64/include/asm/pgtable.h")
+        hdr_args = "--header $(location %s) $(location %s) " % (header, outs[1])
     native.genrule(
         name = name,
-        srcs = [src, patch],
-        outs = [name + "/arch/arm64/mm/contpte.c"],
+        srcs = [src, patch] + ([header] if header else []),
+        outs = outs,
         tools = ["//kernel_tree:apply_patch.sh"],
-        cmd = "$(location //kernel_tree:apply_patch.sh) $(location %s) $(location %s) $@" % (src, patch),
+        cmd = "$(location //kernel_tree:apply_patch.sh) %s$(location %s) $(location %s) $(location %s)" % (hdr_args, src, patch, outs[0]),
     )
+    return ":" + outs[0], (":" + outs[1] if header else None)
