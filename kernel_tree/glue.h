@@ -261,6 +261,7 @@ KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsign
 KT_HDR_ENTRY(int, clear_flush_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
 					   pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
 #elif defined(KT_HDR_HAS_ptep_clear_flush_young)
+#define KT_HDR_ADAPTED_CFY "clear_flush_young_ptes: page by page through the tree's ptep_clear_flush_young; "
 /* Before batching, core-mm asked page by page. */
 int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
 			   unsigned int nr)
@@ -276,6 +277,7 @@ int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t
 KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 				    unsigned int nr), (mm, addr, ptep, nr))
 #elif defined(KT_HDR_HAS_ptep_set_wrprotect)
+#define KT_HDR_ADAPTED_WRP "wrprotect_ptes: page by page through the tree's ptep_set_wrprotect; "
 /* Before wrprotect_ptes, core-mm write-protected page by page. */
 void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
 {
@@ -324,6 +326,12 @@ KT_HDR_ENTRY(void, __clear_young_dirty_ptes, (struct vm_area_struct *vma, unsign
 	     (vma, addr, ptep, nr, flags))
 #endif
 #undef KT_HDR_ENTRY
+#ifndef KT_HDR_ADAPTED_CFY
+#define KT_HDR_ADAPTED_CFY ""
+#endif
+#ifndef KT_HDR_ADAPTED_WRP
+#define KT_HDR_ADAPTED_WRP ""
+#endif
 
 /* ---- what the probe found, for the report ------------------------------ */
 const struct kt_tree_info kt_tree_info = {
@@ -332,6 +340,7 @@ const struct kt_tree_info kt_tree_info = {
 	.shim_provided = KT_SHIM_PROVIDED,
 	.header = KT_HEADER,
 	.header_taken = KT_HDR_TAKEN,
+	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP,
 };
 
 /* The subject's describe hook (core/variant_export.h declares the project's

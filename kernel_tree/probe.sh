@@ -161,7 +161,7 @@ if [[ $plugin -eq 1 ]]; then
     echo '#include "kernel_tree/shim/kt_shim.h"'
     echo "#include \"$src\""
     echo "const struct kt_tree_info kt_tree_info = {"
-    echo "	.source = \"$src\", .defined = \"\", .shim_provided = \"${provide[*]}\", .header = \"\", .header_taken = \"\","
+    echo "	.source = \"$src\", .defined = \"\", .shim_provided = \"${provide[*]}\", .header = \"\", .header_taken = \"\", .header_adapted = \"\","
     echo "};"
   } > "$out"
   exit 0

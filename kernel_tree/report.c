@@ -282,6 +282,8 @@ static void report_header(const struct variant *v)
 		if (!listed(v->provided, v->n_provided, header_entries[i]))
 			fprintf(stderr, " %s", header_entries[i]), n_project++;
 	fprintf(stderr, "%s\n", n_project ? "" : " none");
+	if (kt_tree_info.header_adapted && *kt_tree_info.header_adapted)
+		fprintf(stderr, "  adapted:          %s\n", kt_tree_info.header_adapted);
 	for (const char *p = taken; *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 

@@ -76,6 +76,7 @@ struct kt_tree_info {
 	const char *shim_provided;  /* helpers it uses that the shim defined for it */
 	const char *header;         /* the tree's asm/pgtable.h as built, or "" */
 	const char *header_taken;   /* the functions taken from it, space-separated */
+	const char *header_adapted; /* entry points run through an older wrapper ("name: how; ...") */
 };
 extern const struct kt_tree_info kt_tree_info;
 
