@@ -71,6 +71,8 @@ struct acc_thread {
 	void *observer_data;
 	void (*on_limit)(struct acc_thread *t);
 	struct acc_guard *guard;  /* a read's or writer op's, or NULL */
+	void *tlb_local;          /* the struct tlb of the CPU this thread runs on,
+				   * for local flushes; NULL: none in the model */
 	unsigned tlb_npend;       /* _nosync invalidations awaiting this thread's DSB */
 	struct acc_tlb_pend tlb_pend[ACC_TLB_PEND];
 };

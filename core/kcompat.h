@@ -241,6 +241,7 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 #define KC_TLB_HOOK_flush_tlb_page kc_tlb_flush
 #define KC_TLB_HOOK___flush_tlb_page_nosync kc_tlb_flush_nosync
 #define KC_TLB_HOOK_flush_tlb_mm kc_tlb_flush
+#define KC_TLB_HOOK_local_flush_tlb_contpte kc_tlb_flush_local
 #ifndef KC_TLB_FLUSH
 #define KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6) \
 	KC_TLB_HOOK_##name((mm), (start), (end))
@@ -266,6 +267,13 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 	KC_TLB_FLUSH(__flush_tlb_page_nosync, __func__, KC_MM_OF(vma_or_mm),    \
 		     KC_IS_VMA(vma_or_mm), (addr), (addr) + PAGE_SIZE, 0, -1, -1)
 #define flush_tlb_mm(mm) KC_TLB_FLUSH(flush_tlb_mm, __func__, (mm), 0, 0, ~0UL, 0, -1, -1)
+/* The calling CPU's TLB only, for the block holding addr (the newest trees'
+ * contpte_ptep_set_access_flags: a change that only grants more). */
+#define local_flush_tlb_contpte(vma, addr)                                     \
+	KC_TLB_FLUSH(local_flush_tlb_contpte, __func__, (vma)->vm_mm, 1,        \
+		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE),              \
+		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE) + CONT_PTE_SIZE, \
+		     PAGE_SIZE, -1, -1)
 
 /* Whether the modelled CPU has BBML2_NOABORT (the hammer's --bbml2). The
  * hook point KC_BBML2_NOABORT() lets the kernel-tree shim count the

@@ -134,6 +134,19 @@ void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned lon
 	}
 }
 
+void kc_tlb_flush_local(struct mm_struct *mm, unsigned long start, unsigned long end)
+{
+	struct harness_mm *m = hmm_of(mm);
+
+	atomic_fetch_add_explicit(&m->hdr->tlb_flushes, 1, memory_order_relaxed);
+	/* TLBI without the inner-shareable broadcast, and its DSB NSH: only
+	 * this CPU's TLB (core/tlb.h, tlb_invalidate_local) */
+	if (m->tlb_on) {
+		acc_dsb();
+		tlb_invalidate_local(m, start, end);
+	}
+}
+
 void kc_dsb(void)
 {
 	acc_dsb();

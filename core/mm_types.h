@@ -42,6 +42,9 @@ void kc_pte_free_now(struct mm_struct *mm, pgtable_t pgtable);
 void kc_tlb_flush(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* A _nosync flush: issued, completed by the thread's next DSB (kc_dsb). */
 void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned long end);
+/* A flush of the calling CPU's TLB only (local_flush_tlb_contpte,
+ * TLBF_NOBROADCAST): other agents keep what they cached. */
+void kc_tlb_flush_local(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* dsb(): the barrier, and the completion of the thread's _nosync flushes. */
 void kc_dsb(void);
 /* Whether the modelled CPU has BBML2_NOABORT (fold/unfold skip the flush). */

@@ -276,15 +276,11 @@ static bool range_of(struct harness_mm *m, unsigned long start, unsigned long en
 	return lo < hi;
 }
 
-/* Remove from every attached TLB the translations overlapping [lo, hi)
- * cached before invalidation seq (all of them: UINT64_MAX). */
-static void drop(struct harness_mm *m, unsigned long lo, unsigned long hi, uint64_t seq)
+/* Remove from t the translations overlapping [lo, hi) cached before
+ * invalidation seq (all of them: UINT64_MAX). */
+static void drop_one(struct harness_mm *m, struct tlb *t, unsigned long lo, unsigned long hi,
+		     uint64_t seq)
 {
-	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
-		struct tlb *t = atomic_load(&m->tlbs[i]);
-
-		if (!t)
-			continue;
 		lock(t);
 		atomic_fetch_add(&t->gen, 1);
 		for (unsigned k = 0; k < t->cap; k++) {
@@ -297,7 +293,29 @@ static void drop(struct harness_mm *m, unsigned long lo, unsigned long hi, uint6
 			}
 		}
 		unlock(t);
+}
+
+/* The same from every attached TLB. */
+static void drop(struct harness_mm *m, unsigned long lo, unsigned long hi, uint64_t seq)
+{
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
+		struct tlb *t = atomic_load(&m->tlbs[i]);
+
+		if (t)
+			drop_one(m, t, lo, hi, seq);
 	}
+}
+
+void tlb_invalidate_local(struct harness_mm *m, unsigned long start, unsigned long end)
+{
+	struct tlb *own = acc_self.tlb_local;
+	unsigned long lo, hi;
+
+	if (!own || !range_of(m, start, end, &lo, &hi))
+		return;
+	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++)
+		if (atomic_load(&m->tlbs[i]) == own)
+			drop_one(m, own, lo, hi, UINT64_MAX);
 }
 
 void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end)

@@ -104,6 +104,15 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
  * synchronous flush (TLBI + DSB). */
 void tlb_invalidate(struct harness_mm *m, unsigned long start, unsigned long end);
 
+/* A local flush of [start, end) (local_flush_tlb_contpte, a flush with
+ * TLBF_NOBROADCAST): removed from the calling thread's own TLB
+ * (acc_self.tlb_local; a thread whose CPU has none in the model removes
+ * nothing) and complete there, but not for break-before-make: every other
+ * agent may still hold the old translations, so the entries it covers stay
+ * broken-not-invalidated and what the other TLBs keep is judged as ever
+ * (stale_tlb_access when it grants what the table no longer does, nothing
+ * when it grants less: that costs a spurious fault). */
+void tlb_invalidate_local(struct harness_mm *m, unsigned long start, unsigned long end);
 /* A _nosync flush of [start, end): the TLBI issued, not completed. It is
  * recorded for the calling thread (acc_self.tlb_pend); until that thread's
  * next DSB (tlb_sync) the agents may still use the translations cached

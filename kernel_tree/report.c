@@ -50,7 +50,7 @@ void kt_tls_register(void)
 /* ---- flushes ---------------------------------------------------------- */
 static const char *const flush_names[KT_FLUSH_COUNT] = {
 	"__flush_tlb_range", "__flush_tlb_range_nosync", "flush_tlb_range",
-	"flush_tlb_page", "__flush_tlb_page_nosync", "flush_tlb_mm",
+	"flush_tlb_page", "__flush_tlb_page_nosync", "flush_tlb_mm", "local_flush_tlb_contpte",
 };
 #define FLUSH_LOG_MAX 256
 struct flush_rec {
@@ -96,7 +96,12 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 	if (i < n_callers)
 		callers[i].n++;
 	pthread_mutex_unlock(&caller_lock);
-	if (fn == KT_FLUSH_RANGE_NOSYNC || fn == KT_FLUSH_PAGE_NOSYNC)
+	/* each with the scope it has on hardware: TLBF_NOBROADCAST or a local
+	 * helper reaches this CPU's TLB only */
+	if (fn == KT_FLUSH_LOCAL_CONTPTE || (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x4)))
+		kc_tlb_flush_local(mm, start, end);
+	else if (fn == KT_FLUSH_RANGE_NOSYNC || fn == KT_FLUSH_PAGE_NOSYNC ||
+		 (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x2)))
 		kc_tlb_flush_nosync(mm, start, end);   /* completed by the thread's next dsb() */
 	else
 		kc_tlb_flush(mm, start, end);

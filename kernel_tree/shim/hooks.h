@@ -34,6 +34,7 @@
 #define KT_FLUSH_ID_flush_tlb_page KT_FLUSH_PAGE
 #define KT_FLUSH_ID___flush_tlb_page_nosync KT_FLUSH_PAGE_NOSYNC
 #define KT_FLUSH_ID_flush_tlb_mm KT_FLUSH_MM
+#define KT_FLUSH_ID_local_flush_tlb_contpte KT_FLUSH_LOCAL_CONTPTE
 #define KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6) \
 	kt_flush(KT_FLUSH_ID_##name, (caller), (mm), (first_is_vma), (start), (end), \
 		 (stride), (a5), (a6))

@@ -213,7 +213,9 @@ subject_build() {
       fi
       [[ -n "$msg" ]] && echo "$msg" >&2
       subject_label="$subject_what with $subject_patch applied"
-      [[ -n "$header_copy" ]] && export KERNEL_TREE_HEADER="$hdr with $subject_patch applied"
+      if [[ -n "$header_copy" ]] && grep -q '^+++ [^/]*/arch/arm64/include/asm/pgtable.h' "$subject_patch"; then
+        export KERNEL_TREE_HEADER="$hdr with $subject_patch applied"
+      fi
     else
       cp "$subject_what" "$subject_pkgdir/$copy"
       [[ -n "$header_copy" ]] && cp "$hdr" "$subject_pkgdir/$header_copy"
