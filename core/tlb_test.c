@@ -191,6 +191,37 @@ int main(void)
 		CHECK(bbm_store(&M, gi, b, &v));                      /* TLBI + DSB: complete */
 	}
 
+	/* a local flush: the calling thread's own TLB only. Block 0 cached in
+	 * both; with no TLB of its own the thread removes nothing; with t as
+	 * its own, t loses it and u keeps it; and a break it covers is not
+	 * complete for break-before-make (the others may hold it) */
+	{
+		static struct tlb u;
+		unsigned long gi = 3 * c + 2;
+		uint64_t a = pm_pfn_pte(9000, prot(true), M.g->page_shift);
+		uint64_t b = pm_pfn_pte(9500, prot(true), M.g->page_shift);
+
+		CHECK(tlb_attach(&M, &u, 4, TLB_EVICT_LRU, 2) == 0);
+		kc_tlb_flush(&M.mm, addr(0), addr(c));
+		CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_WALKED);
+		CHECK(tlb_access(&M, &u, 0, 0, 1, false, &v) == TLB_WALKED);
+		kc_tlb_flush_local(&M.mm, addr(0), addr(c));
+		CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_HIT);
+		acc_self.tlb_local = &t;
+		kc_tlb_flush_local(&M.mm, addr(0), addr(c));
+		CHECK(tlb_access(&M, &t, 0, 0, 1, false, &v) == TLB_WALKED);
+		CHECK(tlb_access(&M, &u, 0, 0, 1, false, &v) == TLB_HIT);
+		CHECK(bbm_store(&M, gi, a, &v));
+		CHECK(bbm_store(&M, gi, 0, &v));                      /* the break */
+		kc_tlb_flush_local(&M.mm, addr(gi), addr(gi + 1));
+		CHECK(!bbm_store(&M, gi, b, &v) && v.kind == VK_BBM); /* local: not complete */
+		CHECK(bbm_store(&M, gi, 0, &v));
+		kc_tlb_flush(&M.mm, addr(gi), addr(gi + 1));
+		CHECK(bbm_store(&M, gi, b, &v));                      /* broadcast: complete */
+		acc_self.tlb_local = NULL;
+		tlb_detach(&M, &u);
+	}
+
 	tlb_detach(&M, &t);
 	hmm_destroy(&M);
 	rcu_unregister_thread();
