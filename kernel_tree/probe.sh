@@ -75,6 +75,15 @@ else
   all_errors=-fmax-errors=0
 fi
 
+# The kernel's warning policy: what its build stops at stops here (the
+# flags of WARNINGS_AS_ERRORS, build/subjects.bzl), but a call that only
+# drops a const qualifier is a warning there (gcc's -Wdiscarded-qualifiers),
+# while clang counts it among -Wincompatible-pointer-types.
+policy=()
+if "$cc" -Werror -Wno-error=incompatible-pointer-types-discards-qualifiers -x c -fsyntax-only /dev/null >/dev/null 2>&1; then
+  policy=(-Wno-error=incompatible-pointer-types-discards-qualifiers)
+fi
+
 known=$(sed -nE 's/^KT_FN\(([A-Za-z_0-9]+),.*/\1/p' kernel_tree/functions.def | paste -sd ' ' -)
 [[ $plugin -eq 1 ]] && known=""
 
@@ -115,7 +124,7 @@ for attempt in 0 1 2 3; do
     [[ " ${keep[*]} " == *" $name "* ]] || renamed+=("$name")
   done
   unit_head "${renamed[@]}" > "$tmp/probe.c"
-  if "$cc" "$@" "$all_errors" "${provide[@]/#/-DKT_SHIM_PROVIDE_}" -c "$tmp/probe.c" -o "$tmp/probe.o" \
+  if "$cc" "$@" "${policy[@]}" "$all_errors" "${provide[@]/#/-DKT_SHIM_PROVIDE_}" -c "$tmp/probe.c" -o "$tmp/probe.o" \
        > "$tmp/log" 2>&1; then
     ok=1
     break
