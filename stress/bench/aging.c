@@ -7,19 +7,25 @@
  * this file as its main, as tools/hammer builds it with the hammer's).
  * A bench, not a test: it prints figures (docs/results.md).
  *
- * One CPU with a TLB of C entries reads N CONT-mapped blocks (a block is one
- * translation). Rounds alternate an aging pass over the N blocks with an
- * interval of accesses (rate accesses per block, at uniformly random blocks
- * and entries). An aging pass is one of three policies:
- *   flush    clear_flush_young_ptes per block: AF cleared, the block flushed
- *   noflush  ptep_test_and_clear_young per block: AF cleared, no flush
+ * One CPU with a TLB of C entries reads N blocks' worth of pages. With
+ * --layout=cont (the default) each block is CONT-mapped (one translation,
+ * one aging unit); with --layout=pages every page is mapped on its own,
+ * never folded (as order-0 folios are: the entries' pfns are not
+ * contiguous), and each page is a translation and an aging unit: the
+ * non-CONT path of the young helpers (__ptep_clear_flush_young), which a
+ * patch like seed 003 changes. Rounds alternate an aging pass over the
+ * units with an interval of accesses (rate accesses per block, at
+ * uniformly random blocks and entries). An aging pass is one of three
+ * policies:
+ *   flush    clear_flush_young_ptes per unit: AF cleared, the unit flushed
+ *   noflush  ptep_test_and_clear_young per unit: AF cleared, no flush
  *            (seeds 001/003)
  *   batched  one clear_flush_young_ptes over all N blocks: one flush for the
  *            pass (seed 000)
  * A read through a cached translation does not set AF (an access through a
  * cached entry that already has AF writes nothing; the model caches the
  * walked descriptor, AF set). Imprecision: of the accesses made in an
- * interval, the share whose block the next aging pass reports old. Then,
+ * interval, the share whose unit the next aging pass reports old. Then,
  * per reclaim pass, how many flush calls each policy makes and how many
  * cached translations they drop.
  *
@@ -58,6 +64,19 @@ struct result {
 static const struct variant *V;
 static unsigned N = 64, PASSES = 200;
 static bool no_dsb;     /* --no-dsb: no DSB after the pass (_nosync flushes stay pending) */
+static bool pages;      /* --layout=pages: every page its own translation, never folded */
+static bool summary;    /* --summary: both layouts, each policy, the largest TLB, rate 1 */
+
+/* Aging units: a block (cont layout) or a page (pages layout). */
+static unsigned units(const struct harness_mm *m)
+{
+	return pages ? N * m->cont : N;
+}
+
+static unsigned unit_size(const struct harness_mm *m)
+{
+	return pages ? 1 : m->cont;
+}
 
 static uint64_t *entries(struct harness_mm *m, unsigned b)
 {
@@ -70,32 +89,46 @@ static void map_all(struct harness_mm *m)
 	uint64_t prot = PTE_BIT_VALID | PTE_BIT_TABLE | PTE_BIT_USER | PTE_BIT_SHARED | PTE_BIT_NG |
 			PTE_BIT_PXN | PTE_BIT_UXN | PTE_BIT_RDONLY | PTE_BIT_WRITE | PTE_BIT_AF;
 
-	for (unsigned b = 0; b < N; b++)
-		V->ep.ep_set_ptes(&m->mm, hmm_addr(m, 0, b * m->cont), (pte_t *)entries(m, b),
-				  (pte_t){ pm_pfn_pte(hmm_fresh_folio(m), prot, shift) }, m->cont);
+	for (unsigned b = 0; b < N; b++) {
+		uint64_t pfn = hmm_fresh_folio(m);
+
+		if (!pages) {
+			V->ep.ep_set_ptes(&m->mm, hmm_addr(m, 0, b * m->cont), (pte_t *)entries(m, b),
+					  (pte_t){ pm_pfn_pte(pfn, prot, shift) }, m->cont);
+			continue;
+		}
+		/* page by page, the folio's pages in reverse order: never
+		 * contiguous, so set_ptes' fold attempt never folds */
+		for (unsigned j = 0; j < m->cont; j++)
+			V->ep.ep_set_ptes(&m->mm, hmm_addr(m, 0, b * m->cont + j), (pte_t *)entries(m, b) + j,
+					  (pte_t){ pm_pfn_pte(pfn + m->cont - 1 - j, prot, shift) }, 1);
+	}
 }
 
-/* One aging pass; young[b]: what it reported for block b. */
+/* One aging pass; young[u]: what it reported for unit u. */
 __attribute__((noinline)) void age(struct harness_mm *m, enum policy p, bool *young)
 {
+	unsigned us = unit_size(m);
+	pte_t *base = (pte_t *)entries(m, 0);
+
 	if (p == P_BATCHED) {
-		/* one call over the range, one flush: per-block young is what
+		/* one call over the range, one flush: per-unit young is what
 		 * the AF bits said before it (a reclaim pass reads them per
 		 * folio, then clears and flushes in one go) */
-		for (unsigned b = 0; b < N; b++) {
-			young[b] = false;
-			for (unsigned j = 0; j < m->cont; j++)
-				young[b] |= pm_young(acc_peek(entries(m, b) + j));
+		for (unsigned u = 0; u < units(m); u++) {
+			young[u] = false;
+			for (unsigned j = 0; j < us; j++)
+				young[u] |= pm_young(acc_peek((uint64_t *)base + u * us + j));
 		}
-		V->ep.ep_clear_flush_young_ptes(&m->vma, hmm_addr(m, 0, 0), (pte_t *)entries(m, 0), N * m->cont);
+		V->ep.ep_clear_flush_young_ptes(&m->vma, hmm_addr(m, 0, 0), base, N * m->cont);
 		return;
 	}
-	for (unsigned b = 0; b < N; b++) {
-		unsigned long a = hmm_addr(m, 0, b * m->cont);
+	for (unsigned u = 0; u < units(m); u++) {
+		unsigned long a = hmm_addr(m, 0, u * us);
 
-		young[b] = p == P_FLUSH
-			? V->ep.ep_clear_flush_young_ptes(&m->vma, a, (pte_t *)entries(m, b), 1) != 0
-			: V->ep.ep_ptep_test_and_clear_young(&m->vma, a, (pte_t *)entries(m, b)) != 0;
+		young[u] = p == P_FLUSH
+			? V->ep.ep_clear_flush_young_ptes(&m->vma, a, base + u * us, 1) != 0
+			: V->ep.ep_ptep_test_and_clear_young(&m->vma, a, base + u * us) != 0;
 	}
 }
 
@@ -112,8 +145,8 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 	static struct tlb t;
 	struct result r = { 0 };
 	char err[256];
-	bool *young = calloc(N, sizeof(bool));
-	uint64_t *acc = calloc(N, sizeof(uint64_t)), rng = seed, seen = 0, unseen = 0;
+	bool *young = calloc((size_t)N * MAX_CONT_PTES, sizeof(bool));
+	uint64_t *acc = calloc((size_t)N * MAX_CONT_PTES, sizeof(uint64_t)), rng = seed, seen = 0, unseen = 0;
 	uint64_t f0, d0, hits0, miss0;
 	unsigned per_interval = (unsigned)(rate * N + 0.5);
 
@@ -127,6 +160,11 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 	if (cap)
 		tlb_attach(&m, &t, cap, TLB_EVICT_LRU, seed);
 	map_all(&m);
+	for (unsigned i = 0; pages && i < N * m.cont; i++)
+		if (pm_cont(acc_peek(entries(&m, 0) + i))) {
+			fprintf(stderr, "aging: --layout=pages: entry %u was folded into a CONT block\n", i);
+			exit(2);
+		}
 	f0 = m.hdr->tlb_flushes;
 	d0 = t.st.invalidated;
 	hits0 = t.st.hits;
@@ -134,10 +172,10 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 	for (unsigned pass = 0; pass <= PASSES; pass++) {
 		age(&m, p, young);
 		pass_end();
-		for (unsigned b = 0; b < N; b++) {
+		for (unsigned u = 0; u < units(&m); u++) {
 			if (pass)
-				*(young[b] ? &seen : &unseen) += acc[b];
-			acc[b] = 0;
+				*(young[u] ? &seen : &unseen) += acc[u];
+			acc[u] = 0;
 		}
 		if (pass == PASSES)
 			break;
@@ -149,7 +187,7 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 				tlb_access(&m, &t, 0, b, j, false, &v);
 			else
 				hw_access(&m, 0, b, j, false);
-			acc[b]++;
+			acc[pages ? b * m.cont + j : b]++;
 		}
 	}
 	r.imprecision = seen + unseen ? (double)unseen / (seen + unseen) : 0;
@@ -187,7 +225,8 @@ static void svg(const char *rel, double imp[NCAPS][NRATES])
 	}
 	fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%.0f' height='%.0f' font-family='sans-serif' font-size='12'>\n", W, H);
 	fprintf(f, "<rect width='100%%' height='100%%' fill='white'/>\n");
-	fprintf(f, "<text x='%.0f' y='18'>noflush aging imprecision vs access rate, %u CONT blocks (flush, batched: 0)</text>\n", L, N);
+	fprintf(f, "<text x='%.0f' y='18'>noflush aging imprecision vs access rate, %u %s (flush, batched: 0)</text>\n", L, N,
+		pages ? "blocks of single pages" : "CONT blocks");
 	fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", L, B, R, B);
 	fprintf(f, "<line x1='%.0f' y1='%.0f' x2='%.0f' y2='%.0f' stroke='black'/>\n", L, B, L, T);
 	for (int k = 0; k <= 4; k++) {
@@ -256,10 +295,18 @@ int main(int argc, char **argv)
 			vname = argv[i] + 10;
 		else if (!strcmp(argv[i], "--no-dsb"))
 			no_dsb = true;
+		else if (!strcmp(argv[i], "--layout=pages"))
+			pages = true;
+		else if (!strcmp(argv[i], "--layout=cont"))
+			pages = false;
+		else if (!strcmp(argv[i], "--summary"))
+			summary = true;
 		else {
 			fprintf(stderr, "usage: aging [--svg=FILE] [--blocks=N] [--passes=P] [--seed=S] [--granule=4k|16k|64k]\n"
 					"             [--kernel-tree PATH [--patch FILE]] (a kernel tree's contpte.c, via tools/aging)\n"
 					"             [--no-dsb] (no DSB after an aging pass: _nosync flushes stay pending)\n"
+					"             [--layout=cont|pages] (CONT blocks, or every page its own translation, never folded)\n"
+					"             [--summary] (both layouts, each policy, TLB 256 entries, rate 1: one line each)\n"
 					"             [--only=flush|noflush|batched [--tlb=ENTRIES]]  (one reclaim run, for callgrind;\n"
 					"             --tlb=0: no TLB model, flushes only counted:\n"
 					"             valgrind --tool=callgrind --toggle-collect=age aging --only=...)\n");
@@ -274,6 +321,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rcu_register_thread();
+	if (summary) {
+		/* one line per layout and policy at the largest TLB, rate 1:
+		 * what tools/aging --compare and tools/check set side by side */
+		printf("aging summary: %s%s %s, %u blocks, %u passes, seed %llu, TLB %u entries (LRU), 1 access per block "
+		       "between passes\n",
+		       subject ? "kernel tree " : "", subject ? subject : vname, g->name, N, PASSES,
+		       (unsigned long long)seed, CAPS[NCAPS - 1]);
+		printf("%-7s %-8s %13s %17s %26s\n", "layout", "policy", "missed young", "flush calls/pass",
+		       "translations dropped/pass");
+		for (int l = 0; l < 2; l++) {
+			pages = l;
+			for (int p = 0; p < P_COUNT; p++) {
+				struct result r = run(p, CAPS[NCAPS - 1], 1, seed);
+
+				printf("%-7s %-8s %12.1f%% %17.1f %26.1f\n", pages ? "pages" : "cont", policy_names[p],
+				       100 * r.imprecision, r.flushes_per_pass, r.dropped_per_pass);
+			}
+		}
+		return 0;
+	}
 	if (only) {
 		for (int p = 0; p < P_COUNT; p++)
 			if (!strcmp(only, policy_names[p])) {
@@ -287,8 +354,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	printf("aging imprecision (share of accesses after a young-clearing pass that the next pass\n"
-	       "reports old), %s%s %s, %u CONT blocks, %u passes, seed %llu, LRU TLB%s\n\n",
-	       subject ? "kernel tree " : "", subject ? subject : vname, g->name, N, PASSES,
+	       "reports old), %s%s %s, %u %s, %u passes, seed %llu, LRU TLB%s\n\n",
+	       subject ? "kernel tree " : "", subject ? subject : vname, g->name, N,
+	       pages ? "blocks of single pages (never folded)" : "CONT blocks", PASSES,
 	       (unsigned long long)seed, no_dsb ? ", no DSB after a pass" : "");
 	printf("%-8s %8s", "policy", "entries");
 	for (unsigned i = 0; i < NRATES; i++)
