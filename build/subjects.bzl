@@ -72,6 +72,19 @@ KERNEL_WARNING_POLICY = select({
     "//conditions:default": ["-Wno-error=incompatible-pointer-types-discards-qualifiers"],
 })
 
+# --config=subjcov: the subject's unit (only it: the project's code stays
+# as it is) with clang's source-based coverage; the profile runtime comes
+# with the link of whatever binary uses the unit (tools/check merges the
+# profiles: llvm-profdata, llvm-cov).
+SUBJECT_COVERAGE_COPTS = select({
+    "//build:subject_coverage_build": ["-fprofile-instr-generate", "-fcoverage-mapping"],
+    "//conditions:default": [],
+})
+SUBJECT_COVERAGE_LINKOPTS = select({
+    "//build:subject_coverage_build": ["-fprofile-instr-generate"],
+    "//conditions:default": [],
+})
+
 # ---- built-in variants -------------------------------------------------------
 
 def kernel_variant(name, variant_name, granule_kb, early_exit = False, plant = None, bare = False, backend = "native"):
@@ -287,7 +300,9 @@ def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native
         srcs = [name + "_unit.c"],
         textual_hdrs = [src] + ([header] if header else []),
         copts = ["-DKC_GRANULE_KB=%d" % granule_kb] + SHIM_COPTS + BACKENDS[backend].copts + WARNINGS_AS_ERRORS +
-                KERNEL_WARNING_POLICY + (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []),
+                KERNEL_WARNING_POLICY + (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []) +
+                SUBJECT_COVERAGE_COPTS,
+        linkopts = SUBJECT_COVERAGE_LINKOPTS,
         deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
         alwayslink = True,
         tags = tags,

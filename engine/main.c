@@ -414,9 +414,14 @@ static int cmd_explore(int argc, char **argv)
 	x.bbml2 = bbml2;
 	x.pool = pool;
 	x.npool = npool;
-	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, seed %llu\n", prog,
+	char tlbs[64] = "TLB model off";
+
+	if (tlb)
+		snprintf(tlbs, sizeof(tlbs), "TLB %u entries%s%s", tlb, tlb_evict ? " (random eviction)" : "",
+			 bbml2 ? ", BBML2_NOABORT" : "");
+	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, %s, seed %llu\n", prog,
 		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
-		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory],
+		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory], tlbs,
 		(unsigned long long)seed);
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 

@@ -183,55 +183,91 @@ subject_from_script() {
   return 0
 }
 
+# subject_build DRIVER KB: after subject_check, builds the subject (the
+# plug-in file, or the tree's contpte.c and asm/pgtable.h, patched) with
+# DRIVER's main for granule KB in a scratch package; sets subject_bin.
 subject_build() {
-  local driver=$1 kb=$2 kind copy config=() msg shown undefined header_copy=""
-  [[ $driver = afl_harness ]] && config=(--config=afl)
+  local config=()
+  [[ $1 = afl_harness ]] && config=(--config=afl)
+  subject_prepare
+  subject_rule bin "$1" "$2"
+  subject_make "${config[@]}" -- bin
+  subject_bin="$(bazel_bin "${config[@]}")/$subject_pkg/bin"
+}
+
+# subject_prepare: a scratch package (subject_pkgdir, removed at exit; its
+# label subject_pkg) holding the copies to build (the file, or the tree's
+# contpte.c and asm/pgtable.h with the patch applied); sets subject_label,
+# subject_variant, subject_copy (the copy's path in the package). Then
+# subject_rule adds binaries to its BUILD and subject_make builds them.
+subject_prepare() {
+  local msg
+  subject_header_copy=""
   mkdir -p "$ws/scratch"
   subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
   remove_at_exit "$subject_pkgdir"
-  local pkg=scratch/${subject_pkgdir##*/}
+  subject_pkg=scratch/${subject_pkgdir##*/}
   if [[ -n "$subject_file" ]]; then
-    kind=plugin copy=plugin.c
-    cp "$subject_file" "$subject_pkgdir/$copy"
+    subject_variant=plugin subject_copy=plugin.c
+    cp "$subject_file" "$subject_pkgdir/$subject_copy"
     subject_label=$subject_file
   else
-    kind=kernel_tree copy=tree/arch/arm64/mm/contpte.c
-    mkdir -p "$subject_pkgdir/$(dirname "$copy")"
+    subject_variant=kernel_tree subject_copy=tree/arch/arm64/mm/contpte.c
+    mkdir -p "$subject_pkgdir/$(dirname "$subject_copy")"
     # The tree's own asm/pgtable.h, when it has one, is built too: its
     # wrappers and primitives run in place of the project's.
     local hdr=${subject_tree%/}/arch/arm64/include/asm/pgtable.h hdr_args=()
     if [[ -f "$hdr" ]]; then
-      header_copy=tree/arch/arm64/include/asm/pgtable.h
-      mkdir -p "$subject_pkgdir/$(dirname "$header_copy")"
-      hdr_args=(--header "$hdr" "$subject_pkgdir/$header_copy")
+      subject_header_copy=tree/arch/arm64/include/asm/pgtable.h
+      mkdir -p "$subject_pkgdir/$(dirname "$subject_header_copy")"
+      hdr_args=(--header "$hdr" "$subject_pkgdir/$subject_header_copy")
       export KERNEL_TREE_HEADER=$hdr
     fi
     if [[ -n "$subject_patch" ]]; then
-      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" "$subject_what" "$subject_patch" "$subject_pkgdir/$copy" 2>&1); then
+      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" "$subject_what" "$subject_patch" "$subject_pkgdir/$subject_copy" 2>&1); then
         echo "$msg" >&2
-        die "patch '$subject_patch' does not apply to $subject_what${header_copy:+ and $hdr} (the tree is untouched)"
+        die "patch '$subject_patch' does not apply to $subject_what${subject_header_copy:+ and $hdr} (the tree is untouched)"
       fi
       [[ -n "$msg" ]] && echo "$msg" >&2
       subject_label="$subject_what with $subject_patch applied"
-      if [[ -n "$header_copy" ]] && grep -q '^+++ [^/]*/arch/arm64/include/asm/pgtable.h' "$subject_patch"; then
+      if [[ -n "$subject_header_copy" ]] && grep -q '^+++ [^/]*/arch/arm64/include/asm/pgtable.h' "$subject_patch"; then
         export KERNEL_TREE_HEADER="$hdr with $subject_patch applied"
       fi
     else
-      cp "$subject_what" "$subject_pkgdir/$copy"
-      [[ -n "$header_copy" ]] && cp "$hdr" "$subject_pkgdir/$header_copy"
+      cp "$subject_what" "$subject_pkgdir/$subject_copy"
+      [[ -n "$subject_header_copy" ]] && cp "$hdr" "$subject_pkgdir/$subject_header_copy"
       subject_label=$subject_what
     fi
   fi
-  subject_variant=$kind
-  local header_attr=""
-  [[ -n "$header_copy" ]] && header_attr=", header = \"$header_copy\""
   cat >"$subject_pkgdir/BUILD" <<BUILD
 load("//build:drivers.bzl", "subject_binary")
-
-subject_binary(name = "bin", subject = "$kind", src = "$copy", granule_kb = $kb, driver = "$driver"$header_attr)
 BUILD
-  echo "$tool: building $subject_label for granule ${kb}k ..." >&2
-  if ! bazel_build "${config[@]}" "//$pkg:bin"; then
+}
+
+# subject_rule NAME DRIVER KB: a binary NAME of the prepared subject with
+# DRIVER's main (hammer, engine, afl_harness, aging, ...) for granule KB.
+subject_rule() {
+  local header_attr=""
+  [[ -n "$subject_header_copy" ]] && header_attr=", header = \"$subject_header_copy\""
+  cat >>"$subject_pkgdir/BUILD" <<BUILD
+
+subject_binary(name = "$1", subject = "$subject_variant", src = "$subject_copy", granule_kb = $3, driver = "$2"$header_attr)
+BUILD
+}
+
+# subject_make [BAZEL FLAGS] -- NAME...: builds the prepared package's
+# binaries; a build error is shown with the scratch paths mapped back to
+# the user's files, and ends the tool (exit 2).
+subject_make() {
+  local flags=() names=() shown undefined pkg=$subject_pkg copy=$subject_copy
+  while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
+  shift
+  for n in "$@"; do names+=("//$pkg:$n"); done
+  local gs
+  gs=$(grep -o 'granule_kb = [0-9]*' "$subject_pkgdir/BUILD" | awk '{ print $3 "k" }' | awk '!s[$0]++' | paste -sd ' ' -)
+  [[ "$gs" == *" "* ]] && gs="s $gs" || gs=" $gs"
+  echo "$tool: building $subject_label for granule$gs ..." >&2
+  if ! bazel_build "${flags[@]}" "${names[@]}"; then
     # The compiler's own message, with the scratch path mapped back to the file.
     shown=$(grep -vE '^ERROR: .*(error executing command|failed to build)' <<<"$bazel_errors" |
       sed -e "s|\./$pkg/$copy|$subject_what|g" -e "s|$pkg/$copy|$subject_what|g" \
@@ -245,7 +281,6 @@ BUILD
     fi
     die "$subject_file does not build on the kernel-tree shim (compiler output above)"
   fi
-  subject_bin="$(bazel_bin "${config[@]}")/$pkg/bin"
 }
 
 # ---- the deterministic engine ----------------------------------------------
@@ -584,6 +619,28 @@ seeds_for() {
   rm -f "$out/.sc.txt" "$out/.arm.txt" "$out/.err"
   echo "$n"
 }
+# The TLB model's size when a tool runs a tree's or a file's code and the
+# user gave no --tlb: on, so that its break-before-make and stale-TLB checks
+# run by default (--tlb=0 turns it off; docs/tlb.md gives the cost).
+DEFAULT_TLB=8
+# tlb_default ARGS...: prints --tlb=$DEFAULT_TLB unless ARGS has a --tlb=,
+# or asks (--threads=R,W,H) for more hardware agents than the model has
+# TLBs for (16): then the run goes without, as it says.
+tlb_default() {
+  local a hw
+  for a in "$@"; do
+    [[ "$a" == --tlb=* ]] && return 0
+    if [[ "$a" == --threads=*,*,* ]]; then
+      hw=${a##*,}
+      if [[ "$hw" =~ ^[0-9]+$ && $hw -gt 16 ]]; then
+        echo "$tool: note: $hw hardware agents, more than the TLB model's 16: the TLB model is off" >&2
+        return 0
+      fi
+    fi
+  done
+  echo "--tlb=$DEFAULT_TLB"
+}
+
 # check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
 check_tlb() {
   [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge 1 ] && [ "$1" -le 255 ] \
