@@ -65,6 +65,12 @@ PROJECT_OWNED = {
     "is_lazy_mmu_mode_active", "in_interrupt",
 }
 
+# Ends each piece of the header's text in the unit (a comment: the compiler
+# ignores it). A #line directive names where a piece starts; this names
+# where it stops, so that tools/lib/coverage.py can map the unit's lines
+# back to the header's (clang's coverage keeps the unit's own lines).
+PIECE_END = "/* kt_hdr_piece_end */"
+
 CLANG_ARGS = [
     "-x", "c", "-std=gnu11", "-D__KERNEL__", "-DCONFIG_ARM64_CONTPTE=1",
     "-DCONFIG_ARM64=1", "-DCONFIG_MMU=1", "-DCONFIG_PGTABLE_LEVELS=4",
@@ -161,13 +167,13 @@ def main(argv):
                     "#undef %s" % n, "#define %s kt_hdr_%s" % (n, n)]
     for n, c in sorted(decls.items(), key=lambda kv: kv[1].extent.start.offset):
         decl_text += ["#ifdef KT_RENAMED_%s" % n, '#line %d "%s"' % (c.extent.start.line, header),
-                      text_of(data, c) + ";", "#endif"]
+                      text_of(data, c) + ";", PIECE_END, "#endif"]
     for n in order:
         kind, c = defs[n]
         if kind == "macro":
             def_text += ['#pragma push_macro("%s")' % n, "#undef %s" % n]
         def_text += ['#line %d "%s"' % (c.extent.start.line, header),
-                     ("#define " if kind == "macro" else "") + text_of(data, c)]
+                     ("#define " if kind == "macro" else "") + text_of(data, c), PIECE_END]
     for n in order:
         undefs += ["#undef %s" % n, '#pragma pop_macro("%s")' % n]
     for suffix, body in [("renames", renames), ("decls", decl_text), ("defs", def_text),

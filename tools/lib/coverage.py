@@ -1,0 +1,163 @@
+#!/usr/bin/python3
+"""tools/lib/coverage.py LCOV WS PKG OUT.json [PATCH_LINES.tsv]
+
+The subject's coverage, on the user's own files. LCOV is what
+`llvm-cov export -format=lcov` wrote for the binaries tools/check ran (their
+line counts and branch counts, computed by llvm-cov itself); WS the
+workspace; PKG the scratch package the subject was built in (relative to
+WS: scratch/p.XXXXXX). Two kinds of source file in it are the subject's:
+
+  PKG/tree/arch/arm64/mm/contpte.c (or PKG/plugin.c)   the file as built
+      (the tree's, patched): its lines are the file's own;
+  bazel-out/.../PKG/*_unit.c   the units the probe wrote: the pieces of the
+      tree's asm/pgtable.h in them each start at a `#line N "HEADER"`
+      directive and end at kernel_tree/extract_header.py's PIECE_END
+      comment; their lines are mapped back to the header's (clang's
+      coverage keeps the unit's own line numbers, not #line's).
+
+Counts of the same line from several binaries (granules, the stress
+driver, the engine, the replayed fuzz queue) are summed. Writes OUT.json:
+
+  {"files": {REL: {"lines": {LINE: COUNT}, "branches": {LINE: [COUNT|null, ...]},
+                   "lines_total", "lines_run", "branches_total", "branches_run"}},
+   "patch": [{"file", "line", "kind", "function", "count", "branches"}]}
+
+REL is arch/arm64/mm/contpte.c, arch/arm64/include/asm/pgtable.h or
+plugin.c. A line with no count is not code the build made (a comment, a
+declaration, or a definition the harness does not build); branch counts
+of null are branches never reached. PATCH_LINES.tsv is
+kernel_tree/patch_lines.py's output for the patch (FILE LINE KIND
+FUNCTION); each of its lines gets its count (null: not code that was
+built) and its branches.
+"""
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "kernel_tree"))
+from extract_header import PIECE_END  # noqa: E402
+
+LINE_DIRECTIVE = re.compile(r'^#line (\d+) "([^"]*)"')
+HEADER_REL = "arch/arm64/include/asm/pgtable.h"
+
+
+def read_lcov(path):
+    """[(source file, {line: count}, {line: [count|None]})] as llvm-cov wrote them."""
+    out, sf, lines, branches = [], None, {}, {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if line.startswith("SF:"):
+                sf, lines, branches = line[3:], {}, {}
+            elif line.startswith("DA:"):
+                ln, count = line[3:].split(",")[:2]
+                lines[int(ln)] = lines.get(int(ln), 0) + int(count)
+            elif line.startswith("BRDA:"):
+                ln, _block, _branch, taken = line[5:].split(",")
+                branches.setdefault(int(ln), []).append(None if taken == "-" else int(taken))
+            elif line == "end_of_record" and sf is not None:
+                out.append((sf, lines, branches))
+                sf = None
+    return out
+
+
+def local_path(ws, sf):
+    """A path as the coverage mapping holds it (Bazel compiles in its
+    execroot, seen as /proc/self/cwd), as a file under WS."""
+    for prefix in ("/proc/self/cwd/",):
+        if sf.startswith(prefix):
+            return os.path.join(ws, sf[len(prefix):])
+    return sf if os.path.isabs(sf) else os.path.join(ws, sf)
+
+
+def unit_map(path):
+    """{unit line: header line} for the header's pieces in a unit."""
+    mapping, start, unit_line = {}, None, 0
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for unit_line, text in enumerate(f, 1):
+            m = LINE_DIRECTIVE.match(text)
+            if m and m.group(2).endswith(HEADER_REL):
+                start = (unit_line, int(m.group(1)))
+                continue
+            if text.strip() == PIECE_END:
+                start = None
+                continue
+            if start is not None:
+                mapping[unit_line] = start[1] + unit_line - start[0] - 1
+    return mapping
+
+
+def add(files, rel, lines, branches, remap=None):
+    entry = files.setdefault(rel, {"lines": {}, "branches": {}})
+    for ln, count in lines.items():
+        if remap is not None:
+            if ln not in remap:
+                continue
+            ln = remap[ln]
+        entry["lines"][ln] = entry["lines"].get(ln, 0) + count
+    for ln, counts in branches.items():
+        if remap is not None:
+            if ln not in remap:
+                continue
+            ln = remap[ln]
+        have = entry["branches"].get(ln)
+        if have is None or len(have) != len(counts):
+            # the same line built in several units: the branches line up
+            entry["branches"][ln] = list(counts) if have is None else have + list(counts)
+        else:
+            entry["branches"][ln] = [None if a is None and b is None else (a or 0) + (b or 0)
+                                     for a, b in zip(have, counts)]
+
+
+def main(argv):
+    if len(argv) not in (5, 6):
+        print(__doc__.split("\n\n")[0], file=sys.stderr)
+        return 2
+    lcov, ws, pkg, out = argv[1:5]
+    files = {}
+    pkg = pkg.rstrip("/") + "/"
+    for sf, lines, branches in read_lcov(lcov):
+        local = local_path(ws, sf)
+        rel_in_ws = os.path.relpath(local, ws)
+        if rel_in_ws.startswith(pkg):
+            inside = rel_in_ws[len(pkg):]
+            if inside.startswith("tree/"):
+                add(files, inside[len("tree/"):], lines, branches)
+            elif inside == "plugin.c":
+                add(files, "plugin.c", lines, branches)
+        elif "/" + pkg in "/" + rel_in_ws and rel_in_ws.endswith("_unit.c"):
+            try:
+                remap = unit_map(local)
+            except OSError:
+                continue
+            if remap:
+                add(files, HEADER_REL, lines, branches, remap)
+    for entry in files.values():
+        entry["lines_total"] = len(entry["lines"])
+        entry["lines_run"] = sum(1 for c in entry["lines"].values() if c > 0)
+        entry["branches_total"] = sum(len(b) for b in entry["branches"].values())
+        entry["branches_run"] = sum(1 for b in entry["branches"].values() for c in b if c)
+    patch = []
+    if len(argv) == 6:
+        with open(argv[5], encoding="utf-8") as f:
+            for row in f:
+                parts = row.rstrip("\n").split("\t")
+                if len(parts) != 4:
+                    continue
+                rel, ln, kind, func = parts[0], int(parts[1]), parts[2], parts[3]
+                entry = files.get(rel, {"lines": {}, "branches": {}})
+                patch.append({"file": rel, "line": ln, "kind": kind, "function": func,
+                              "count": entry["lines"].get(ln),
+                              "branches": entry["branches"].get(ln, [])})
+    # JSON keys are strings; lines sorted for the reader
+    for entry in files.values():
+        entry["lines"] = {str(k): v for k, v in sorted(entry["lines"].items())}
+        entry["branches"] = {str(k): v for k, v in sorted(entry["branches"].items())}
+    with open(out, "w") as f:
+        json.dump({"files": files, "patch": patch}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
