@@ -8,12 +8,13 @@ scratch copy tools/ build from). For every file of the patch that exists
 under ROOT, prints one tab-separated line per changed line of the patched
 file:
 
-    FILE  LINE  KIND  FUNCTION
+    FILE  LINE  KIND  FUNCTION  START  END
 
 KIND is "added" (a line the patch adds or rewrites) or "deleted" (the line
 that now stands where the patch removed lines and added none: a change with
 no line of its own). FUNCTION is the function definition whose extent holds
-the line, else the macro definition, else "-" (file scope). Functions and
+the line, else the macro definition, else "-" (file scope); START and END
+its first and last lines (0 0 at file scope). Functions and
 macros are found with clang's front end (libclang, the same parse as
 kernel_tree/extract_header.py): no C is parsed here by hand. Only the
 diff's hunk headers and line markers are read, which is the diff format.
@@ -93,9 +94,9 @@ def main(argv):
             continue
         funcs, macros = enclosing(eh.parse(path), path)
         for line, kind in lines:
-            name = next((n for s, e, n in funcs if s <= line <= e), None) or \
-                next((n for s, e, n in macros if s <= line <= e), "-")
-            print("%s\t%d\t%s\t%s" % (rel, line, kind, name))
+            start, end, name = next((d for d in funcs if d[0] <= line <= d[1]), None) or \
+                next((d for d in macros if d[0] <= line <= d[1]), (0, 0, "-"))
+            print("%s\t%d\t%s\t%s\t%d\t%d" % (rel, line, kind, name, start, end))
     return 0
 
 

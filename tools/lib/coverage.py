@@ -1,8 +1,8 @@
 #!/usr/bin/python3
-"""tools/lib/coverage.py LCOV WS PKG OUT.json [PATCH_LINES.tsv]
+"""tools/lib/coverage.py WS PKG OUT.json PATCH_LINES.tsv|- LCOV...
 
-The subject's coverage, on the user's own files. LCOV is what
-`llvm-cov export -format=lcov` wrote for the binaries tools/check ran (their
+The subject's coverage, on the user's own files. Each LCOV is what
+`llvm-cov export -format=lcov` wrote for one binary tools/check ran (its
 line counts and branch counts, computed by llvm-cov itself); WS the
 workspace; PKG the scratch package the subject was built in (relative to
 WS: scratch/p.XXXXXX). Two kinds of source file in it are the subject's:
@@ -15,20 +15,28 @@ WS: scratch/p.XXXXXX). Two kinds of source file in it are the subject's:
       comment; their lines are mapped back to the header's (clang's
       coverage keeps the unit's own line numbers, not #line's).
 
-Counts of the same line from several binaries (granules, the stress
-driver, the engine, the replayed fuzz queue) are summed. Writes OUT.json:
+The profiles of every binary are merged into one before llvm-cov reads
+them, and the merge keys a function's counts by its name and the hash of
+its structure: a function built alike in several binaries (granules, the
+stress driver, the engine, the replayed fuzz queue) has one record, the
+sum over all of them, which each binary's export reports in full. So the
+binaries' figures are combined by taking the largest, not by adding: the
+count of a function built alike everywhere is exact, and one built
+differently (the engine's backend) is at least the largest binary's.
+Writes OUT.json:
 
   {"files": {REL: {"lines": {LINE: COUNT}, "branches": {LINE: [COUNT|null, ...]},
                    "lines_total", "lines_run", "branches_total", "branches_run"}},
-   "patch": [{"file", "line", "kind", "function", "count", "branches"}]}
+   "patch": [{"file", "line", "kind", "function", "built", "count", "branches"}]}
 
 REL is arch/arm64/mm/contpte.c, arch/arm64/include/asm/pgtable.h or
 plugin.c. A line with no count is not code the build made (a comment, a
 declaration, or a definition the harness does not build); branch counts
 of null are branches never reached. PATCH_LINES.tsv is
 kernel_tree/patch_lines.py's output for the patch (FILE LINE KIND
-FUNCTION); each of its lines gets its count (null: not code that was
-built) and its branches.
+FUNCTION START END); each of its lines gets its count (null: no code on
+that line, or, with built false, in a definition the build did not make)
+and its branches.
 """
 import json
 import os
@@ -54,10 +62,14 @@ def read_lcov(path):
                 ln, count = line[3:].split(",")[:2]
                 lines[int(ln)] = lines.get(int(ln), 0) + int(count)
             elif line.startswith("BRDA:"):
-                ln, _block, _branch, taken = line[5:].split(",")
-                branches.setdefault(int(ln), []).append(None if taken == "-" else int(taken))
+                # one record per object that built the line: the same
+                # (block, branch) of several binaries is summed
+                ln, block, branch, taken = line[5:].split(",")
+                have = branches.setdefault(int(ln), {}).get((block, branch))
+                count = None if taken == "-" else int(taken)
+                branches[int(ln)][(block, branch)] = count if have is None else have + (count or 0)
             elif line == "end_of_record" and sf is not None:
-                out.append((sf, lines, branches))
+                out.append((sf, lines, {ln: [b[k] for k in sorted(b)] for ln, b in branches.items()}))
                 sf = None
     return out
 
@@ -89,13 +101,14 @@ def unit_map(path):
 
 
 def add(files, rel, lines, branches, remap=None):
+    """One binary's figures for a file, into files[rel] (largest wins)."""
     entry = files.setdefault(rel, {"lines": {}, "branches": {}})
     for ln, count in lines.items():
         if remap is not None:
             if ln not in remap:
                 continue
             ln = remap[ln]
-        entry["lines"][ln] = entry["lines"].get(ln, 0) + count
+        entry["lines"][ln] = max(entry["lines"].get(ln, 0), count)
     for ln, counts in branches.items():
         if remap is not None:
             if ln not in remap:
@@ -103,21 +116,20 @@ def add(files, rel, lines, branches, remap=None):
             ln = remap[ln]
         have = entry["branches"].get(ln)
         if have is None or len(have) != len(counts):
-            # the same line built in several units: the branches line up
-            entry["branches"][ln] = list(counts) if have is None else have + list(counts)
+            entry["branches"][ln] = list(counts) if have is None or len(counts) > len(have) else have
         else:
-            entry["branches"][ln] = [None if a is None and b is None else (a or 0) + (b or 0)
+            entry["branches"][ln] = [None if a is None and b is None else max(a or 0, b or 0)
                                      for a, b in zip(have, counts)]
 
 
 def main(argv):
-    if len(argv) not in (5, 6):
+    if len(argv) < 6:
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
-    lcov, ws, pkg, out = argv[1:5]
+    ws, pkg, out, patch_lines = argv[1:5]
     files = {}
     pkg = pkg.rstrip("/") + "/"
-    for sf, lines, branches in read_lcov(lcov):
+    for sf, lines, branches in (rec for lcov in argv[5:] for rec in read_lcov(lcov)):
         local = local_path(ws, sf)
         rel_in_ws = os.path.relpath(local, ws)
         if rel_in_ws.startswith(pkg):
@@ -139,16 +151,21 @@ def main(argv):
         entry["branches_total"] = sum(len(b) for b in entry["branches"].values())
         entry["branches_run"] = sum(1 for b in entry["branches"].values() for c in b if c)
     patch = []
-    if len(argv) == 6:
-        with open(argv[5], encoding="utf-8") as f:
+    if patch_lines != "-":
+        with open(patch_lines, encoding="utf-8") as f:
             for row in f:
                 parts = row.rstrip("\n").split("\t")
-                if len(parts) != 4:
+                if len(parts) != 6:
                     continue
                 rel, ln, kind, func = parts[0], int(parts[1]), parts[2], parts[3]
+                start, end = int(parts[4]), int(parts[5])
                 entry = files.get(rel, {"lines": {}, "branches": {}})
+                # a definition with no counted line at all was not built
+                # (the harness does not run it); otherwise a line without a
+                # count is no code (a comment, a blank line, a declaration)
+                built = func == "-" or any(l in entry["lines"] for l in range(start, end + 1))
                 patch.append({"file": rel, "line": ln, "kind": kind, "function": func,
-                              "count": entry["lines"].get(ln),
+                              "built": built, "count": entry["lines"].get(ln),
                               "branches": entry["branches"].get(ln, [])})
     # JSON keys are strings; lines sorted for the reader
     for entry in files.values():

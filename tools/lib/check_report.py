@@ -1,0 +1,205 @@
+#!/usr/bin/python3
+"""tools/lib/check_report.py DIR
+
+tools/check's evidence report. Reads what the run left in DIR (meta.json:
+the subject, the patch, the tool, the times; phases.tsv: one line per phase;
+coverage/coverage.json: tools/lib/coverage.py's figures; aging.txt:
+tools/aging --compare's table) and writes DIR/report.md (to paste under a
+patch's --- line) and DIR/report.json (the same facts), prints the report,
+and exits with tools/check's status:
+
+  0   clean, and every changed line of the patch ran
+  1   a finding
+  2   a phase could not run (its error is in the report)
+  3   clean, but some changed lines never ran (listed)
+  130 interrupted before the end, nothing found in what ran
+"""
+import json
+import os
+import sys
+
+PHASE_FIELDS = ["name", "config", "planned_s", "took_s", "work", "verdict", "kind", "summary", "reproduce", "at_s"]
+
+
+def num(text):
+    """'1234567 reads' -> '1,234,567 reads' (each plain integer in the text)."""
+    out = []
+    for word in str(text).split(" "):
+        out.append("{:,}".format(int(word)) if word.isdigit() else word)
+    return " ".join(out)
+
+
+def ranges(lines):
+    """[3, 4, 5, 9] -> '3-5, 9'"""
+    out, start, prev = [], None, None
+    for ln in sorted(lines):
+        if start is None:
+            start = prev = ln
+        elif ln == prev + 1:
+            prev = ln
+        else:
+            out.append(str(start) if start == prev else "%d-%d" % (start, prev))
+            start = prev = ln
+    if start is not None:
+        out.append(str(start) if start == prev else "%d-%d" % (start, prev))
+    return out
+
+
+def short(path):
+    return {"arch/arm64/mm/contpte.c": "contpte.c",
+            "arch/arm64/include/asm/pgtable.h": "asm/pgtable.h"}.get(path, path)
+
+
+def load(d):
+    meta = json.load(open(os.path.join(d, "meta.json")))
+    phases = []
+    with open(os.path.join(d, "phases.tsv"), encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            parts += [""] * (len(PHASE_FIELDS) - len(parts))
+            p = dict(zip(PHASE_FIELDS, parts))
+            p["planned_s"] = float(p["planned_s"] or 0)
+            p["took_s"] = float(p["took_s"] or 0)
+            p["at_s"] = float(p["at_s"] or 0)
+            phases.append(p)
+    cov = None
+    cpath = os.path.join(d, "coverage", "coverage.json")
+    if os.path.exists(cpath):
+        cov = json.load(open(cpath))
+    aging = None
+    apath = os.path.join(d, "aging.txt")
+    if os.path.exists(apath):
+        aging = open(apath).read().rstrip("\n")
+    return meta, phases, cov, aging
+
+
+def patch_figures(cov):
+    """(changed lines with code, those that ran, [never-ran entries], [half-taken branch entries])"""
+    if not cov or not cov.get("patch"):
+        return 0, 0, [], []
+    code = [p for p in cov["patch"] if not p["built"] or p["count"] is not None]
+    never = [p for p in code if not p["built"] or p["count"] == 0]
+    half = [p for p in cov["patch"] if p["branches"] and any(not c for c in p["branches"])]
+    return len(code), len(code) - len(never), never, half
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.split("\n\n")[0], file=sys.stderr)
+        return 2
+    d = argv[1]
+    meta, phases, cov, aging = load(d)
+    findings = [p for p in phases if p["verdict"] == "finding"]
+    errors = [p for p in phases if p["verdict"] == "error"]
+    ncode, nran, never, half = patch_figures(cov)
+
+    if findings:
+        status, headline = 1, "%d FINDING%s" % (len(findings), "" if len(findings) == 1 else "S")
+    elif errors:
+        status, headline = 2, "INCOMPLETE: %d phase%s could not run" % (len(errors), "" if len(errors) == 1 else "s")
+    elif meta["interrupted"]:
+        status, headline = 130, "INTERRUPTED: clean in what ran"
+    elif meta["patch"] and never:
+        status, headline = 3, "CLEAN, BUT %d CHANGED LINE%s NEVER RAN" % (len(never), "" if len(never) == 1 else "S")
+    else:
+        status, headline = 0, "CLEAN"
+
+    md = ["# contpte check: %s" % headline, ""]
+    if meta["subject"] == "kernel_tree":
+        head = ("git %s" % meta["tree_head"][:12]) if meta["tree_head"] else "not a git tree"
+        md.append("- Tree: `%s` (%s)" % (meta["tree"], head))
+        built = "`arch/arm64/mm/contpte.c` sha256 %s" % meta["contpte_sha256"][:16]
+        if meta["header"]:
+            built += "; `arch/arm64/include/asm/pgtable.h` sha256 %s" % meta["header_sha256"][:16]
+        else:
+            built += "; no asm/pgtable.h in the tree: the wrappers are the project's"
+        md.append("- Built: " + built)
+    else:
+        md.append("- Plug-in file: `%s` sha256 %s" % (meta["file"], meta["contpte_sha256"][:16]))
+    if meta["patch"]:
+        md.append("- Patch: `%s` sha256 %s%s" % (meta["patch"], meta["patch_sha256"][:16],
+                                                  (', "%s"' % meta["patch_subject"]) if meta["patch_subject"] else ""))
+    md.append("- Harness: %s, `%s`; budget %d s, %d s used (build %.0f s)" % (
+        meta["tool_version"] or "unknown version", meta["command"], meta["budget_s"], meta["elapsed_s"], meta["build_s"]))
+    md += ["", "| phase | configuration | time | work | verdict |", "|---|---|---|---|---|"]
+    for p in phases:
+        verdict = p["verdict"] if p["verdict"] != "finding" else "**%s**" % p["kind"]
+        if p["verdict"] in ("skipped", "error", "interrupted") and p["summary"]:
+            verdict += ": " + p["summary"]
+        md.append("| %s | %s | %.0f s | %s | %s |" % (p["name"], p["config"], p["took_s"], num(p["work"]), verdict))
+
+    md.append("")
+    if cov:
+        parts = []
+        for rel in sorted(cov["files"], key=lambda r: (not r.endswith("contpte.c"), r)):
+            f = cov["files"][rel]
+            what = "%s%s: %d/%d lines, %d/%d branches" % (
+                short(rel), " (the parts built)" if rel.endswith("pgtable.h") else "",
+                f["lines_run"], f["lines_total"], f["branches_run"], f["branches_total"])
+            parts.append(what)
+        md.append("Coverage over every phase: " + "; ".join(parts) + " (coverage/index.html).")
+        if meta["patch"]:
+            md.append("")
+            counts = [p["count"] for p in cov["patch"] if p["count"]]
+            md.append("Patch: %d changed line%s with code, %d ran%s." % (
+                ncode, "" if ncode == 1 else "s", nran,
+                (" (each at least %s times)" % num(str(min(counts)))) if counts and not never else ""))
+            if never:
+                by = {}
+                for p in never:
+                    key = (p["file"], p["function"], p["built"])
+                    by.setdefault(key, []).append(p["line"])
+                md.append("Changed lines that never ran:")
+                for (rel, fn, built), lines in sorted(by.items()):
+                    why = "" if built else ": not built (the harness does not run %s)" % fn
+                    md.append("- %s:%s in %s%s" % (short(rel), ", ".join(ranges(lines)), fn, why))
+            if half:
+                md.append("Changed branches not taken both ways:")
+                for p in half:
+                    md.append("- %s:%d in %s: branch counts %s" % (
+                        short(p["file"]), p["line"], p["function"],
+                        ", ".join("never" if c is None else num(str(c)) for c in p["branches"])))
+        else:
+            for rel in sorted(cov["files"]):
+                f = cov["files"][rel]
+                zero = [int(l) for l, c in f["lines"].items() if c == 0]
+                if zero:
+                    rs = ranges(zero)
+                    md.append("- never ran in %s: lines %s%s" % (
+                        short(rel), ", ".join(rs[:12]), " and %d more ranges" % (len(rs) - 12) if len(rs) > 12 else ""))
+                half_f = [int(l) for l, b in f["branches"].items() if any(not c for c in b)]
+                if half_f:
+                    rs = ranges(half_f)
+                    md.append("- branches not taken both ways in %s: lines %s%s" % (
+                        short(rel), ", ".join(rs[:12]), " and %d more ranges" % (len(rs) - 12) if len(rs) > 12 else ""))
+    else:
+        md.append("Coverage: none recorded (logs/coverage.log).")
+
+    if findings:
+        md += ["", "## Findings", ""]
+        for i, p in enumerate(findings, 1):
+            md.append("%d. **%s** in %s, %.0f s after the start: %s" % (i, p["kind"], p["name"], p["at_s"], p["summary"]))
+            md.append("   reproduce: `%s`" % p["reproduce"])
+    if aging:
+        md += ["", "## Aging (the patch changes the young path)", "", "```", aging, "```"]
+    md.append("")
+    text = "\n".join(md)
+    with open(os.path.join(d, "report.md"), "w") as f:
+        f.write(text)
+    report = dict(meta)
+    report.update({"status": status, "headline": headline, "phases": phases,
+                   "findings": findings,
+                   "coverage": {k: {kk: v for kk, v in f.items() if kk not in ("lines", "branches")}
+                                for k, f in (cov or {}).get("files", {}).items()},
+                   "patch_lines": (cov or {}).get("patch", []),
+                   "patch_lines_never_ran": never, "patch_branches_half_taken": half,
+                   "aging": aging})
+    with open(os.path.join(d, "report.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    print(text)
+    print("tools/check: report in %s/report.md (and report.json, coverage/index.html)" % d, file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
