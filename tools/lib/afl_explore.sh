@@ -1,0 +1,123 @@
+# tools/lib/afl_explore.sh: one AFL++ instance over interleaving scripts on
+# the fuzz harness (fuzz/harness.c built with --config=afl), stopping at the
+# first crash, which is rewritten as a text script for the target, shrunk,
+# saved and reported. Sourced by tools/explore (--strategy=afl, which builds
+# the binaries first) and tools/check (which builds them with the rest of
+# its subject). Needs common.sh.
+#
+# afl_explore_check: the environment and the arguments (sets seconds, seed
+# from pass[]; the mutator's settings)
+# afl_explore_run: with asm, fuzztool (//fuzz tools), harness (the AFL++
+# build), engine (the engine's command line for the same subject), variant,
+# kb, save, reader/tree (a plug-in or tree subject), pass[] (--tlb,
+# --tlb-evict, --bbml2, --memory), queue_out (optional): seeds, afl-fuzz for
+# seconds, the verdict; exits 0 (no violation) or 1 (violation, script saved).
+# afl-fuzz and the harness run pinned to one CPU (AFL_CPU=N|auto|off,
+# common.sh's afl_cpu); FUZZ_QUEUE=weighted|sequential: afl-fuzz's queue
+# selection (mutator_env).
+
+afl_explore_check() {
+  local a
+  seconds=60 seed=1
+  for a in "${pass[@]}"; do
+    case "$a" in --seconds=*) seconds=${a#*=} ;; --seed=*) seed=${a#*=} ;; esac
+  done
+  afl_env_check
+  if [[ ${mutator:-1} = 1 ]]; then mutator_lib; else no_mutator; fi
+  [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || die "--seconds must be a whole number of seconds for afl"
+  [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed must be a number"
+  command -v afl-fuzz >/dev/null || die "afl-fuzz not found (tools/setup installs afl++)"
+}
+
+afl_explore_run() {
+  local a built work f start end crash execs
+  built=$(ENGINE_PROG=$tool "$engine" list)
+  grep -qx "$variant ${kb}k" <<<"$built" ||
+    die "variant '$variant' is not built for granule ${kb}k ($engine list)"
+
+  work=$(mktemp -d "${TMPDIR:-/tmp}/explore-afl.XXXXXX") || die "cannot make a work directory"
+  remove_at_exit "$work"      # also when a die below ends the run
+  mkdir -p "$work/in" "$work/all"
+  # The seeds: tools/campaign's (each as written and as an arm_ copy) and
+  # 32 random programs (engine/gen.c, as the random and PCT strategies run
+  # them: the tails of their scripts interleave them), all with the machine
+  # asked for (--tlb, --tlb-evict, --bbml2 as script lines; mutants keep them).
+  local lines="" tlbn="" evict="" bbml2=0 memory=""
+  for a in "${pass[@]}"; do
+    case "$a" in
+      --tlb=*) tlbn=${a#*=} ;; --tlb-evict=*) evict=${a#*=} ;; --bbml2) bbml2=1 ;;
+      --memory=*) memory=${a#*=}; [[ $memory = arm || $memory = sc ]] || die "--memory takes arm or sc, got '$memory'" ;;
+    esac
+  done
+  [[ $tlbn = 0 ]] && tlbn=""      # --tlb=0: no TLB model
+  if [[ -n "$tlbn" ]]; then
+    check_tlb "$tlbn"
+    [[ -z "$evict" || "$evict" = lru || "$evict" = random ]] || die "--tlb-evict takes lru or random, got '$evict'"
+    lines="tlb $tlbn${evict:+ $evict}"
+  elif [[ -n "$evict" ]]; then
+    die "--tlb-evict needs --tlb=N"
+  fi
+  [[ $bbml2 = 1 ]] && lines+="${lines:+$'\n'}bbml2"
+  ASM=$asm seeds_for "${kb}k" "$work/all" "$lines" >/dev/null
+  # --memory: the seeds of that model only (the sc ones carry no memory
+  # line, the arm ones are the arm_ copies); the generated programs get it
+  case $memory in
+    sc) rm -f "$work"/all/arm_*.bin ;;
+    arm) find "$work/all" -name '*.bin' ! -name 'arm_*' -delete ;;
+  esac
+  ENGINE_PROG=$tool "$engine" gen 32 "$work/gen" --granule="${kb}k" --seed="$seed" || die "cannot generate seed programs"
+  for f in "$work"/gen/*.txt; do
+    add_lines "$lines${memory:+${lines:+$'\n'}memory $memory}" <"$f" >"$work/gen.txt"
+    "$asm" "$work/gen.txt" "$work/all/gen-$(basename "${f%.txt}").bin" >/dev/null 2>&1
+  done
+  # A seed that already violates is a finding at time 0 (afl-fuzz would set
+  # crashing seeds aside without reporting them): it goes the way of a crash.
+  for f in "$work"/all/*.bin; do
+    if (FUZZ_VARIANT=$variant FUZZ_GRANULE=${kb}k "$harness" "$f"; exit $?) >/dev/null 2>&1; then
+      mv "$f" "$work/in/"
+    else
+      found_crash "$f" "by the seed $(basename "${f%.bin}") itself (0 s)"
+    fi
+  done
+  ls "$work"/in/*.bin >/dev/null 2>&1 || die "no ${kb}k seed scripts to start from"
+  echo "$tool: afl-fuzz on $variant ${kb}k for up to ${seconds}s (seed $seed) ..." >&2
+  afl_cpu
+  start=$(date +%s.%N)
+  FUZZ_VARIANT=$variant FUZZ_GRANULE=${kb}k AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 AFL_SKIP_CPUFREQ=1 \
+    AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+    env "${MUTATOR_ENV[@]}" "${AFL_PIN[@]}" afl-fuzz "${MUTATOR_ARGS[@]}" -i "$work/in" -o "$work/out" -x "$ws/fuzz/script.dict" -V "$seconds" -s "$seed" -t 1000 \
+    -- "$harness" 2>&1 | afl_log "$work/afl.log"
+  end=$(date +%s.%N)
+  if [[ -n "$queue_out" ]]; then      # the inputs AFL++ kept (tools/check replays them for coverage)
+    mkdir -p "$queue_out" && cp "$work"/out/default/queue/id:* "$queue_out/" 2>/dev/null
+  fi
+  crash=$(ls "$work"/out/default/crashes/id:* 2>/dev/null | head -1)
+  if [[ -z "$crash" ]]; then
+    if grep -qE "PROGRAM ABORT" "$work/afl.log"; then tail -20 "$work/afl.log" >&2; die "afl-fuzz failed (above)"; fi
+    execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
+    echo "explore: no violation in ${seconds}s of AFL++ (${execs:-?} execs)"
+    exit 0
+  fi
+  found_crash "$crash" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "after %.1f s of AFL++", b - a }')"
+}
+
+# found_crash FILE WHEN: a harness input that violates, read leniently and
+# run as the target by the harness: rewritten so (fuzztool retarget; a
+# plug-in or tree is not built into fuzztool, so it rewrites for baseline
+# and the variant line is set here), shrunk, saved, reported; exits 1.
+found_crash() {
+  local crash=$1 when=$2 builtin=$variant txt kind
+  [[ -n "$reader$tree" ]] && builtin=baseline
+  "$fuzztool" retarget "$crash" --target="$builtin:${kb}k" -o "$work/crash.txt" >/dev/null 2>&1 ||
+    die "cannot read the crash $crash"
+  sed -i -e "s/^variant .*/variant $variant/" -e '/^expect /d' "$work/crash.txt"
+  mkdir -p "$save"
+  txt="$save/afl-$variant-${kb}k-$(date +%s).txt"
+  ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null ||
+    { cp "$work/crash.txt" "$txt"; echo "$tool: the crash did not replay outside AFL++; saved as found" >&2; }
+  kind=$(sed -n 's/^expect //p' "$txt")
+  echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
+  echo "explore: replay with tools/repro $txt"
+  exit 1
+}
+
