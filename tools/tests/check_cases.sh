@@ -13,10 +13,11 @@
 # those trees with the fix, clean.
 set -euo pipefail
 ws=$(cd "$(dirname "$0")/../.." && pwd)
-# name = "...", ... expect = "...", ... tree_patch = "..."
-sed -nE 's/.*struct\(name = "([a-z0-9_]+)".*expect = "([^"]+)".*tree_patch = "([a-z0-9_]+)".*/\1\t\3\t\2/p' \
-  "$ws/build/catalogue.bzl" | while IFS=$'\t' read -r name patch expect; do
-  printf '%s\tcurrent\t%s\t%s\n' "$name" "$patch" "$expect"
+# name = "...", ... expect = "...", ... tree_patch = "...", [tree_expect = "...",]
+grep -E '^ *struct\(name = .*tree_patch = ' "$ws/build/catalogue.bzl" | while IFS= read -r line; do
+  field() { sed -nE "s/.*[ (]$1 = \"([^\"]+)\".*/\1/p" <<<"$line"; }
+  expect=$(field tree_expect)
+  printf '%s\tcurrent\t%s\t%s\n' "$(field name)" "$(field tree_patch)" "${expect:-$(field expect)}"
 done
 cat <<'CASES'
 hdr_access_flags_per_entry	current	hdr_access_flags_per_entry	mixed_block
