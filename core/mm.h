@@ -4,7 +4,8 @@
  * and the oracle's per-block history beside them.
  *
  * Segment layout (memfd, mode 0600, no file-system name; another process
- * of the same user attaches through /proc/<pid>/fd/<fd>, see docs/segment.md):
+ * of the same user attaches through /proc/<pid>/fd/<fd>, see
+ * docs/contract.md, "the shared segment"):
  *   struct seg_header                      magic, geometry, live counters
  *   struct slot_hdr[nslots]                state/generation of each table page
  *   uint64_t entries[nslots][ept]          the page tables (block aligned)

@@ -1,6 +1,7 @@
 /*
  * stress/segment_watch.c - attach to a running hammer's shared segment from
- * another process and print its geometry and live counters (docs/segment.md).
+ * another process and print its geometry and live counters
+ * (docs/contract.md, "the shared segment").
  *
  *   segment_watch /proc/<pid>/fd/<fd> [--follow]
  *
