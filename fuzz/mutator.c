@@ -1,7 +1,7 @@
 /*
  * fuzz/mutator.c - the AFL++ custom mutator over interleaving scripts
  * (docs/fuzzing.md, "The custom mutator"): a shared library afl-fuzz loads
- * with AFL_CUSTOM_MUTATOR_LIBRARY (//fuzz:script_mutator, built in the
+ * with AFL_CUSTOM_MUTATOR_LIBRARY (//fuzz:libscript_mutator.so, built in the
  * default configuration: it runs inside afl-fuzz, not in the target).
  *
  * Each queue entry AFL++ picks is read and run once on the engine

@@ -3,10 +3,10 @@
  * "Several runs per input").
  *
  * An execution under afl-fuzz costs a fork-server round trip (two pipe
- * messages, SIGSTOP / SIGCONT, waitpid) of 60-75 us here (the empty
- * target's 13,000-16,000 execs/s) and its engine runs: in process, ~15 us
- * a 4K run of a queue entry, ~47 us a 16K one (~24 us a 16K run of a
- * generated program; at 6ccc494, docs/fuzzing.md's Figures). So the
+ * messages, SIGSTOP / SIGCONT, waitpid) of 30-75 us on the 2-core VM the
+ * figures of docs/fuzzing.md come from, and its engine runs: in process,
+ * ~15 us a 4K run of a queue entry, ~47 us a 16K one (~24 us a 16K run of
+ * a generated program). So the
  * harness runs each input several times: run 0 is the script as read;
  * run k > 0 is the script with its
  * schedule cut to the first 3/4, 1/2, 1/4, 0, 3/4, ...
@@ -28,12 +28,13 @@
  * appended).
  * FUZZ_RUN_FLAGS=warm is the same as 1 (the name campaign.conf records,
  * so that a later generation of runs does not change what it means).
- * Older harnesses' runs, for crash files found with them:
- * FUZZ_RUN_FLAGS=single leaves out the pair and warm sites (5c326c9 to
- * 659f338), FUZZ_RUN_FLAGS=pairs the warm sites (0402672 to 87f014b); both
- * (and 0) append thread (k - 1) mod nthreads as those harnesses did, so
- * that with two threads the odd runs, the flag runs, only ever appended
- * thread 0: a toucher first in the script always ran early in them.
+ * Earlier generations of runs, for crash files found with them:
+ * FUZZ_RUN_FLAGS=single leaves out the pair and warm sites (harnesses
+ * without pair sites), FUZZ_RUN_FLAGS=pairs the warm sites (harnesses
+ * without warm sites); both (and 0) append thread (k - 1) mod nthreads as
+ * those harnesses did, so that with two threads the odd runs, the flag
+ * runs, only ever appended thread 0: a toucher first in the script always
+ * ran early in them.
  * The bugs that wait for a program, not a schedule (no_pfn_check,
  * ee_unchecked_tail, ee_sticky_flags: a remap whose new folio lacks a bit
  * the old block had) are often one flag away from an input AFL++ already
@@ -49,12 +50,11 @@
  * runs of a 4K seed, ~9 of a 64K one. On a 16K target at least 2 and
  * then on within FUZZ_STEP_BUDGET_16K, at most FUZZ_RUNS_AUTO_MAX_16K:
  * ~5 runs of a queue entry (a median of ~650 steps a run), up to 12 of
- * a fresh generated program (~270). Fixed at 2 until issue 15's twelfth
- * round; with the cheaper engine and instrumentation, this found
- * ee_sticky_flags 16K about twice as fast and the other 16K cells no
- * slower (docs/fuzzing.md, "Several runs per input"). Runs 0 and 1 are
- * what they were, so a crash file found with 2 runs replays. Steps are
- * deterministic, so the count is too.
+ * a fresh generated program (~270). Against exactly 2 runs on 16K this
+ * found ee_sticky_flags 16K about twice as fast and the other 16K cells
+ * no slower (docs/fuzzing.md, "Several runs per input"). Runs 0 and 1
+ * are the same either way, so a crash file found with 2 runs
+ * (FUZZ_RUNS=2) replays. Steps are deterministic, so the count is too.
  * The runs stop at the first violation (of the kinds FUZZ_ONLY_KIND lets
  * through), and the abort report prints the run's own script.
  *

@@ -107,9 +107,9 @@ static void contpte_try_unfold_partial(struct mm_struct *mm, unsigned long addr,
  * a test per entry would, and one or two when the first entry is dirty and
  * young. The checkpoint loop is unrolled, so each stretch is a loop with a
  * constant trip count, as the baseline's is. A test per entry (the seed's
- * shape, and this file's until issue 16) costs a compare and a branch on
- * every entry: 20-35% more instructions than clang's unrolled branch-free
- * baseline when it cannot exit (docs/results.md, seed 002).
+ * shape) costs a compare and a branch on every entry: 20-35% more
+ * instructions than clang's unrolled branch-free baseline when it cannot
+ * exit (docs/results.md, seed 002).
  */
 #define CONTPTE_EE_FIRST_CHECK (__builtin_ctz(CONT_PTES) % 2 ? 2 : 1)
 #define CONTPTE_EE_GROWTH 4

@@ -11,7 +11,7 @@
  *   - retries per read in that run, counted as stress/driver.c does;
  *   - instrumented / bare: the instrumented variant's read against the
  *     same sources built with ACCESS_BARE (bare_baseline, bare_early_exit)
- *     over the same entries, no writers; the issue's target is <= 1.5.
+ *     over the same entries, no writers; the target is <= 1.5.
  * These are printed figures, never assertions. Run time is bounded by
  * --seconds-per-case (default 0.5 s: about 15 s in all); progress goes to
  * stderr. The early-exit patch's own scenarios are in stress/bench/bench_seed002.c.
@@ -436,7 +436,7 @@ static void print_tables(const struct opts *o)
 	       "              (block scans started, counted where the reader aligns down: kcompat.h)\n");
 	printf("  instr/bare  instrumented ns / bare_ variant ns (ACCESS_BARE: no instruments in\n"
 	       "              acc_load), same targets, no writers, alternating passes, median ratio\n");
-	printf("  target      the issue's target for instr/bare; verdict PASS if met (a figure, not a test)\n\n");
+	printf("  target      the target for instr/bare; verdict PASS if met (a figure, not a test)\n\n");
 	printf("%-20s %-7s %10s %10s %10s %11s %10s %7s %7s\n", "reader", "granule", "no-wr ns",
 	       "wr ns", "wr reads", "retries/rd", "instr/bare", "target", "verdict");
 	rule(100);

@@ -20,7 +20,7 @@
  *               allowed (root: nothing preempts a thread, as `chrt -f`):
  *               C >= 3: R,W,H = C - 2k, k, k with k = max(1, C / 5);
  *               C == 2: the two roles the mutant needs (1,1,0 for reader
- *               bugs, as the issue's `chrt -f 50 taskset -c 0,1 hammer
+ *               bugs, as in `chrt -f 50 taskset -c 0,1 hammer
  *               --threads=1,1,0`; 0,1,1 for writer-contract bugs, whose
  *               violations need hardware), and 1,1,1 for livelocks (some
  *               need all three roles: three threads on two CPUs, so not
