@@ -6,9 +6,10 @@
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
  *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
+ *                  [--no-shrink] [--subject=LINE]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
  *   engine shrink FILE OUT   (smallest script with the same violation kind)
- *   engine gen N DIR [--granule=G] [--seed=S]   (random programs as seed scripts)
+ *   engine gen N DIR [--granule=G] [--variant=V] [--seed=S]   (random programs as seed scripts)
  *   engine hash FILE     (trace hash and steps, for determinism checks)
  *   engine list          (variants built into this binary)
  *
@@ -78,10 +79,13 @@ static int usage(void)
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
 		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
-		"       %s shrink FILE OUT | gen N DIR [--granule=G] [--seed=S]\n"
+		"                  [--no-shrink] (save violations as found) [--subject=LINE] (recorded\n"
+		"                  in saved scripts: tools/explore's plug-in file or tree)\n"
+		"       %s shrink FILE OUT\n"
+		"       %s gen N DIR [--granule=G] [--variant=V] [--seed=S]\n"
 		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
 		"       %s bench [--seconds=S] [--variant=V]   (runs/s under sc and arm)\n",
-		prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog);
 	return 2;
 }
 

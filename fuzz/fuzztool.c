@@ -71,7 +71,7 @@ static int usage(void)
 		"usage: fuzztool info FILE... [--target=VARIANT[:GRANULE]]\n"
 		"       fuzztool retarget FILE [--target=VARIANT[:GRANULE]] [-o OUT] [--binary]\n"
 		"       fuzztool stable FILE... [--target=VARIANT[:GRANULE]] [--runs=N]\n"
-		"       fuzztool gen OUTDIR [--granule=G] [--count=N] [--seed=N]\n");
+		"       fuzztool gen OUTDIR [--granule=G] [--count=N] [--seed=N] [--from=FILE...]\n");
 	return 2;
 }
 

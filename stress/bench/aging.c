@@ -303,6 +303,7 @@ int main(int argc, char **argv)
 			summary = true;
 		else {
 			fprintf(stderr, "usage: aging [--svg=FILE] [--blocks=N] [--passes=P] [--seed=S] [--granule=4k|16k|64k]\n"
+					"             [--variant=NAME] (a built-in variant, default baseline; tools/aging gives its tree)\n"
 					"             [--kernel-tree PATH [--patch FILE]] (a kernel tree's contpte.c, via tools/aging)\n"
 					"             [--no-dsb] (no DSB after an aging pass: _nosync flushes stay pending)\n"
 					"             [--layout=cont|pages] (CONT blocks, or every page its own translation, never folded)\n"
