@@ -106,7 +106,15 @@ def main(argv):
 
     md = ["# contpte check: %s" % headline, ""]
     if meta["subject"] == "kernel_tree":
-        head = ("git %s" % meta["tree_head"][:12]) if meta["tree_head"] else "not a git tree"
+        if not meta["tree_head"]:
+            head = "not a git tree"
+        else:
+            head = "git HEAD %s%s%s" % (
+                meta["tree_head"][:12],
+                "" if not meta.get("tree_git_top")
+                or os.path.realpath(meta["tree_git_top"]) == os.path.realpath(meta["tree"])
+                else " of the repository at `%s`" % meta.get("tree_git_top", ""),
+                ", the built files modified since" if meta.get("tree_files_modified") else "")
         md.append("- Tree: `%s` (%s)" % (meta["tree"], head))
         built = "`arch/arm64/mm/contpte.c` sha256 %s" % meta["contpte_sha256"][:16]
         if meta["header"]:
