@@ -186,7 +186,10 @@ def main(argv):
     if findings:
         md += ["", "## Findings", ""]
         for i, p in enumerate(findings, 1):
-            md.append("%d. **%s** in %s, %.0f s after the start: %s" % (i, p["kind"], p["name"], p["at_s"], p["summary"]))
+            summary = p["summary"]
+            if summary.startswith(p["kind"] + ": "):
+                summary = summary[len(p["kind"]) + 2:]
+            md.append("%d. **%s** in %s, %.0f s after the start: %s" % (i, p["kind"], p["name"], p["at_s"], summary))
             md.append("   reproduce: `%s`" % p["reproduce"])
     if aging:
         md += ["", "## Aging (the patch changes the young path)", "", "```", aging, "```"]

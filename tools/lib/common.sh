@@ -257,7 +257,8 @@ BUILD
 
 # subject_make [BAZEL FLAGS] -- NAME...: builds the prepared package's
 # binaries; a build error is shown with the scratch paths mapped back to
-# the user's files, and ends the tool (exit 2).
+# the user's files, and ends the tool (exit 2). SUBJECT_MAKE_SAYS, if set,
+# is what it says it builds.
 subject_make() {
   local flags=() names=() shown undefined pkg=$subject_pkg copy=$subject_copy
   while [[ $# -gt 0 && $1 != -- ]]; do flags+=("$1"); shift; done
@@ -266,7 +267,7 @@ subject_make() {
   local gs
   gs=$(grep -o 'granule_kb = [0-9]*' "$subject_pkgdir/BUILD" | awk '{ print $3 "k" }' | awk '!s[$0]++' | paste -sd ' ' -)
   [[ "$gs" == *" "* ]] && gs="s $gs" || gs=" $gs"
-  echo "$tool: building $subject_label for granule$gs ..." >&2
+  echo "$tool: building ${SUBJECT_MAKE_SAYS:-$subject_label for granule$gs} ..." >&2
   if ! bazel_build "${flags[@]}" "${names[@]}"; then
     # The compiler's own message, with the scratch path mapped back to the file.
     shown=$(grep -vE '^ERROR: .*(error executing command|failed to build)' <<<"$bazel_errors" |
