@@ -233,7 +233,12 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
  * takes every form: __flush_tlb_range kept six arguments while the last two
  * went from (last_level, tlb_level) to (tlb_level, TLBF_* flags);
  * __flush_tlb_range_nosync and __flush_tlb_page_nosync took a vma, later an
- * mm (_Generic accepts either, and nothing else).
+ * mm (_Generic accepts either, and nothing else); some trees dropped the
+ * stride of the range flushes (five arguments: the stride is then the
+ * page, what a leaf flush of a contiguous block uses). A flush whose last
+ * argument is a TLBF_* flags word (__flush_tlb_page(vma, addr, flags) of
+ * the newest trees) keeps the scope the flags give it in the shim's log
+ * (kernel_tree/report.c); by default it is a synchronous flush.
  */
 #define KC_TLB_HOOK___flush_tlb_range kc_tlb_flush
 #define KC_TLB_HOOK___flush_tlb_range_nosync kc_tlb_flush_nosync
@@ -242,6 +247,9 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 #define KC_TLB_HOOK___flush_tlb_page_nosync kc_tlb_flush_nosync
 #define KC_TLB_HOOK_flush_tlb_mm kc_tlb_flush
 #define KC_TLB_HOOK_local_flush_tlb_contpte kc_tlb_flush_local
+#define KC_TLB_HOOK_flush_tlb_page_nosync kc_tlb_flush_nosync
+#define KC_TLB_HOOK___flush_tlb_page kc_tlb_flush
+#define KC_TLB_HOOK_local_flush_tlb_contpte_range kc_tlb_flush_local
 #ifndef KC_TLB_FLUSH
 #define KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6) \
 	KC_TLB_HOOK_##name((mm), (start), (end))
@@ -252,12 +260,27 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 #define KC_IS_VMA(x) _Generic((x), struct vm_area_struct *: 1, struct mm_struct *: 0)
 
 #define TLB_FLUSH_VMA(mm, flags) { .vm_mm = (mm), .vm_flags = (flags) }
-#define __flush_tlb_range(vma, start, end, stride, a5, a6)                     \
+/* The range flushes take six arguments, or five without the stride. */
+#define KC_PICK_5_OR_6(a1, a2, a3, a4, a5, a6, pick, ...) pick
+#define __flush_tlb_range(...)                                                 \
+	KC_PICK_5_OR_6(__VA_ARGS__, kc_flush_tlb_range6, kc_flush_tlb_range5,   \
+		       __flush_tlb_range_takes_5_or_6_arguments)(__VA_ARGS__)
+#define kc_flush_tlb_range6(vma, start, end, stride, a5, a6)                   \
 	KC_TLB_FLUSH(__flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), \
 		     (stride), (long)(a5), (long)(a6))
-#define __flush_tlb_range_nosync(vma_or_mm, start, end, stride, a5, a6)        \
+#define kc_flush_tlb_range5(vma, start, end, a4, a5)                           \
+	KC_TLB_FLUSH(__flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), \
+		     0, (long)(a4), (long)(a5))
+#define __flush_tlb_range_nosync(...)                                          \
+	KC_PICK_5_OR_6(__VA_ARGS__, kc_flush_tlb_range_nosync6,                 \
+		       kc_flush_tlb_range_nosync5,                              \
+		       __flush_tlb_range_nosync_takes_5_or_6_arguments)(__VA_ARGS__)
+#define kc_flush_tlb_range_nosync6(vma_or_mm, start, end, stride, a5, a6)      \
 	KC_TLB_FLUSH(__flush_tlb_range_nosync, __func__, KC_MM_OF(vma_or_mm),   \
 		     KC_IS_VMA(vma_or_mm), (start), (end), (stride), (long)(a5), (long)(a6))
+#define kc_flush_tlb_range_nosync5(vma_or_mm, start, end, a4, a5)              \
+	KC_TLB_FLUSH(__flush_tlb_range_nosync, __func__, KC_MM_OF(vma_or_mm),   \
+		     KC_IS_VMA(vma_or_mm), (start), (end), 0, (long)(a4), (long)(a5))
 #define flush_tlb_range(vma, start, end)                                       \
 	KC_TLB_FLUSH(flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), 0, -1, -1)
 #define flush_tlb_page(vma, addr)                                              \
@@ -266,6 +289,12 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 #define __flush_tlb_page_nosync(vma_or_mm, addr)                               \
 	KC_TLB_FLUSH(__flush_tlb_page_nosync, __func__, KC_MM_OF(vma_or_mm),    \
 		     KC_IS_VMA(vma_or_mm), (addr), (addr) + PAGE_SIZE, 0, -1, -1)
+#define flush_tlb_page_nosync(vma, addr)                                       \
+	KC_TLB_FLUSH(flush_tlb_page_nosync, __func__, (vma)->vm_mm, 1, (addr),  \
+		     (addr) + PAGE_SIZE, 0, -1, -1)
+#define __flush_tlb_page(vma, addr, flags)                                     \
+	KC_TLB_FLUSH(__flush_tlb_page, __func__, (vma)->vm_mm, 1, (addr),       \
+		     (addr) + PAGE_SIZE, 0, -1, (long)(flags))
 #define flush_tlb_mm(mm) KC_TLB_FLUSH(flush_tlb_mm, __func__, (mm), 0, 0, ~0UL, 0, -1, -1)
 /* The calling CPU's TLB only, for the block holding addr (the newest trees'
  * contpte_ptep_set_access_flags: a change that only grants more). */
@@ -274,6 +303,10 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE),              \
 		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE) + CONT_PTE_SIZE, \
 		     PAGE_SIZE, -1, -1)
+/* The same for a range (a posting of that change). */
+#define local_flush_tlb_contpte_range(vma, start, end)                         \
+	KC_TLB_FLUSH(local_flush_tlb_contpte_range, __func__, (vma)->vm_mm, 1,  \
+		     (start), (end), PAGE_SIZE, -1, -1)
 
 /* Whether the modelled CPU has BBML2_NOABORT (the hammer's --bbml2). The
  * hook point KC_BBML2_NOABORT() lets the kernel-tree shim count the

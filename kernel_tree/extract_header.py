@@ -43,11 +43,13 @@ import sys
 import clang.cindex as ci
 
 # What the harness calls through core/kernel/entry_points.def (the
-# asm/pgtable.h part) and the older names kernel_tree/glue.h adapts.
+# asm/pgtable.h part) and the older names kernel_tree/glue.h adapts
+# (ptep_clear_flush_young, ptep_set_wrprotect page by page; the pre-merge
+# batched ptep_set_wrprotects).
 DRIVEN = [
     "ptep_get", "ptep_get_lockless", "set_ptes", "get_and_clear_full_ptes",
     "ptep_test_and_clear_young", "clear_flush_young_ptes", "ptep_clear_flush_young",
-    "wrprotect_ptes", "ptep_set_wrprotect", "clear_young_dirty_ptes",
+    "wrprotect_ptes", "ptep_set_wrprotects", "ptep_set_wrprotect", "clear_young_dirty_ptes",
     "ptep_set_access_flags", "contpte_try_fold", "contpte_try_unfold",
     "__ptep_get_and_clear", "__ptep_test_and_clear_young", "__ptep_set_wrprotect",
     "__set_ptes", "__clear_young_dirty_ptes", "__ptep_get", "__set_pte",

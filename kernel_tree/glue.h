@@ -276,6 +276,33 @@ int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t
 #if defined(KT_HDR_HAS_wrprotect_ptes)
 KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 				    unsigned int nr), (mm, addr, ptep, nr))
+#elif defined(KT_HDR_HAS_ptep_set_wrprotects)
+#define KT_HDR_ADAPTED_WRP "wrprotect_ptes: the tree's ptep_set_wrprotects (its pre-merge name); "
+/* The contpte series before its merge: the same batched wrapper, named
+ * ptep_set_wrprotects, taking (mm, addr, ptep, nr) or later a trailing
+ * 'full' (0 here: no teardown). */
+typedef void kt_hdr_set_wrprotects4_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
+typedef void kt_hdr_set_wrprotects5_t(struct mm_struct *, unsigned long, pte_t *, unsigned int, int);
+_Static_assert(__builtin_types_compatible_p(__typeof__(kt_hdr_ptep_set_wrprotects), kt_hdr_set_wrprotects4_t) ||
+	       __builtin_types_compatible_p(__typeof__(kt_hdr_ptep_set_wrprotects), kt_hdr_set_wrprotects5_t),
+	       "ptep_set_wrprotects: expected (mm, addr, ptep, unsigned int nr[, int full])");
+static __maybe_unused void kt_hdr_set_wrprotects4(kt_hdr_set_wrprotects4_t *f, struct mm_struct *mm,
+						  unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr);
+}
+static __maybe_unused void kt_hdr_set_wrprotects5(kt_hdr_set_wrprotects5_t *f, struct mm_struct *mm,
+						  unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr, 0);
+}
+void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	_Generic(kt_hdr_ptep_set_wrprotects,
+		 kt_hdr_set_wrprotects4_t *: kt_hdr_set_wrprotects4,
+		 kt_hdr_set_wrprotects5_t *: kt_hdr_set_wrprotects5)(kt_hdr_ptep_set_wrprotects,
+								     mm, addr, ptep, nr);
+}
 #elif defined(KT_HDR_HAS_ptep_set_wrprotect)
 #define KT_HDR_ADAPTED_WRP "wrprotect_ptes: page by page through the tree's ptep_set_wrprotect; "
 /* Before wrprotect_ptes, core-mm write-protected page by page. */

@@ -51,6 +51,7 @@ void kt_tls_register(void)
 static const char *const flush_names[KT_FLUSH_COUNT] = {
 	"__flush_tlb_range", "__flush_tlb_range_nosync", "flush_tlb_range",
 	"flush_tlb_page", "__flush_tlb_page_nosync", "flush_tlb_mm", "local_flush_tlb_contpte",
+	"flush_tlb_page_nosync", "__flush_tlb_page", "local_flush_tlb_contpte_range",
 };
 #define FLUSH_LOG_MAX 256
 struct flush_rec {
@@ -98,10 +99,11 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 	pthread_mutex_unlock(&caller_lock);
 	/* each with the scope it has on hardware: TLBF_NOBROADCAST or a local
 	 * helper reaches this CPU's TLB only */
-	if (fn == KT_FLUSH_LOCAL_CONTPTE || (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x4)))
+	if (fn == KT_FLUSH_LOCAL_CONTPTE || fn == KT_FLUSH_LOCAL_CONTPTE_RANGE ||
+	    (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x4)))
 		kc_tlb_flush_local(mm, start, end);
 	else if (fn == KT_FLUSH_RANGE_NOSYNC || fn == KT_FLUSH_PAGE_NOSYNC ||
-		 (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x2)))
+		 fn == KT_FLUSH_PAGE_NOSYNC_VMA || (a6 >= 0 && (a6 & KT_TLBF_MARK) && (a6 & 0x2)))
 		kc_tlb_flush_nosync(mm, start, end);   /* completed by the thread's next dsb() */
 	else
 		kc_tlb_flush(mm, start, end);
@@ -122,7 +124,9 @@ static void describe_a5_a6(char *buf, size_t len, long a5, long a6)
 	if (a5 < 0 && a6 < 0) {
 		buf[0] = 0;
 	} else if (a6 & KT_TLBF_MARK) {
-		size_t off = snprintf(buf, len, ", tlb_level=%ld, flags=", a5);
+		/* a5 < 0: the flags are the only extra argument (__flush_tlb_page) */
+		size_t off = a5 < 0 ? (size_t)snprintf(buf, len, ", flags=")
+				    : (size_t)snprintf(buf, len, ", tlb_level=%ld, flags=", a5);
 		long bits = a6 & ~KT_TLBF_MARK;
 
 		if (!bits)
@@ -240,10 +244,14 @@ static void report_end(void)
 		describe_a5_a6(extra, sizeof(extra), r->a5, r->a6);
 		if (r->fn == KT_FLUSH_MM)
 			fprintf(stderr, "  %s: %s(mm)\n", as_in_file(r->caller), flush_names[r->fn]);
-		else
+		else if (r->stride)
 			fprintf(stderr, "  %s: %s(%s, 0x%lx, 0x%lx [%lu pages], stride=%lu%s)\n",
 				as_in_file(r->caller), flush_names[r->fn], r->first_is_vma ? "vma" : "mm", r->start,
 				r->end, (r->end - r->start) >> page_shift, r->stride, extra);
+		else    /* no stride argument (single-page flushes, five-argument range flushes) */
+			fprintf(stderr, "  %s: %s(%s, 0x%lx, 0x%lx [%lu pages]%s)\n",
+				as_in_file(r->caller), flush_names[r->fn], r->first_is_vma ? "vma" : "mm", r->start,
+				r->end, (r->end - r->start) >> page_shift, extra);
 	}
 	fprintf(stderr, "kernel-tree: system_supports_bbml2_noabort() asked %llu times (--bbml2 %s)\n",
 		(unsigned long long)atomic_load(&bbml2_asked), kc_bbml2_noabort ? "on" : "off");

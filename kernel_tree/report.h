@@ -53,6 +53,9 @@ enum kt_flush_fn {
 	KT_FLUSH_PAGE_NOSYNC,   /* __flush_tlb_page_nosync */
 	KT_FLUSH_MM,            /* flush_tlb_mm */
 	KT_FLUSH_LOCAL_CONTPTE, /* local_flush_tlb_contpte: this CPU only */
+	KT_FLUSH_PAGE_NOSYNC_VMA,     /* flush_tlb_page_nosync(vma, addr) */
+	KT_FLUSH_PAGE_FLAGS,          /* __flush_tlb_page(vma, addr, TLBF_*) */
+	KT_FLUSH_LOCAL_CONTPTE_RANGE, /* local_flush_tlb_contpte_range: this CPU only */
 	KT_FLUSH_COUNT
 };
 /* Set in every TLBF_* constant of the shim: a sixth argument carrying it

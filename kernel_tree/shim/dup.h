@@ -20,6 +20,28 @@
 #define __pure __attribute__((pure))
 #define BUG_ON(cond) do { if (unlikely(cond)) __builtin_trap(); } while (0)
 
+/* ---- asm/pgtable-types.h, asm/pgtable-hwdef.h: the upper levels -------- */
+/*
+ * Newer headers share their primitives between the levels (the *_anysz
+ * helpers switch on the size of the entry: PAGE_SIZE, PMD_SIZE, PUD_SIZE)
+ * and convert between level types. The harness has last-level tables only,
+ * so these are the types and sizes such code needs to compile, with the
+ * kernel's values for a four-level table at the build's granule: a level
+ * resolves PAGE_SHIFT - 3 bits of address.
+ */
+typedef struct { pteval_t pmd; } pmd_t;
+typedef struct { pteval_t pud; } pud_t;
+#define pmd_val(x) ((x).pmd)
+#define pud_val(x) ((x).pud)
+#define __pmd(x) ((pmd_t){ (x) })
+#define __pud(x) ((pud_t){ (x) })
+#define PMD_SHIFT ((PAGE_SHIFT - 3) * 2 + 3)
+#define PUD_SHIFT ((PAGE_SHIFT - 3) * 3 + 3)
+#define PMD_SIZE (1UL << PMD_SHIFT)
+#define PUD_SIZE (1UL << PUD_SHIFT)
+#define PMD_MASK (~(PMD_SIZE - 1))
+#define PUD_MASK (~(PUD_SIZE - 1))
+
 /* ---- asm/pgtable.h: what the kernel keeps beside the arch wrappers ---- */
 /* End of the contiguous block holding addr, or end if that comes first. */
 static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long end)
@@ -38,6 +60,27 @@ static inline void emit_pte_barriers(void)
 	isb();
 }
 #define queue_pte_barriers() emit_pte_barriers()
+
+/* ---- arch/arm64/mm/fault.c: the access-flag fix-up at any entry size --- */
+/*
+ * The newest trees made fault.c's fix-up generic over the entry size and
+ * asm/pgtable.h's __ptep_set_access_flags calls it with PAGE_SIZE. The
+ * harness's entries are all pages: the fix-up is the project's
+ * (core/kernel/pgtable.c, which plays fault.c); any other size is a bug of
+ * the caller.
+ */
+static inline int __ptep_set_access_flags_anysz(struct vm_area_struct *vma, unsigned long address,
+						pte_t *ptep, pte_t entry, int dirty,
+						unsigned long pgsize)
+{
+	BUG_ON(pgsize != PAGE_SIZE);
+	return __ptep_set_access_flags(vma, address, ptep, entry, dirty);
+}
+
+/* ---- asm/cpufeature.h: an earlier name of the BBML2 question ----------- */
+/* A posting of the BBML2 series asked system_supports_bbml2(); the merged
+ * code asks system_supports_bbml2_noabort(). Both are the one --bbml2. */
+#define system_supports_bbml2() system_supports_bbml2_noabort()
 
 /* ---- helpers older trees expected from a header ------------------------ */
 #ifdef KT_SHIM_PROVIDE_contpte_align_down

@@ -35,6 +35,9 @@
 #define KT_FLUSH_ID___flush_tlb_page_nosync KT_FLUSH_PAGE_NOSYNC
 #define KT_FLUSH_ID_flush_tlb_mm KT_FLUSH_MM
 #define KT_FLUSH_ID_local_flush_tlb_contpte KT_FLUSH_LOCAL_CONTPTE
+#define KT_FLUSH_ID_flush_tlb_page_nosync KT_FLUSH_PAGE_NOSYNC_VMA
+#define KT_FLUSH_ID___flush_tlb_page KT_FLUSH_PAGE_FLAGS
+#define KT_FLUSH_ID_local_flush_tlb_contpte_range KT_FLUSH_LOCAL_CONTPTE_RANGE
 #define KC_TLB_FLUSH(name, caller, mm, first_is_vma, start, end, stride, a5, a6) \
 	kt_flush(KT_FLUSH_ID_##name, (caller), (mm), (first_is_vma), (start), (end), \
 		 (stride), (a5), (a6))
@@ -49,6 +52,14 @@
 #define TLBF_NOSYNC      (KT_TLBF_MARK | 0x2)
 #define TLBF_NOBROADCAST (KT_TLBF_MARK | 0x4)
 #define TLBF_NONOTIFY    (KT_TLBF_MARK | 0x8)
+
+/* ---- asm/pgtable.h, linux/types.h: an entry's output address ----------- */
+/* The physical address an entry maps, in the harness's page-frame model
+ * (core/pte.h: pfn << PAGE_SHIFT in the address field), for code that works
+ * in addresses rather than pfns. */
+typedef u64 phys_addr_t;
+static inline phys_addr_t __pte_to_phys(pte_t pte) { return (phys_addr_t)pte_pfn(pte) << PAGE_SHIFT; }
+static inline pteval_t __phys_to_pte_val(phys_addr_t phys) { return phys & PTE_ADDR_MASK; }
 
 /* ---- linux/mm_types.h, linux/mm.h: init_mm, pages and folios ---------- */
 /*

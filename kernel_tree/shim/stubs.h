@@ -30,4 +30,8 @@
 /* ---- linux/efi.h: the EFI runtime mm is never the harness's ----------- */
 static inline bool mm_is_efi(struct mm_struct *mm) { (void)mm; return false; }
 
+/* ---- a vendor's per-mm contpte switch (<asm/p3s/pgtable.h>): the harness
+ * tests contpte, so every mm it runs has it on -------------------------- */
+static inline bool contpte_is_enabled(struct mm_struct *mm) { (void)mm; return true; }
+
 #endif
