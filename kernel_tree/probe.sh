@@ -51,6 +51,23 @@ what=kernel-tree
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
+# Unresolved merge-conflict markers (git's: seven '<' or '>' at the start
+# of a line, then a space or the end of the line) in the file or the
+# header: the tree is not one version of the code but two, so nothing is
+# built. Every conflict is named by the line its marker starts on
+# (FILE:LINE, then that file's further lines).
+conflicts=$(for f in "$src" $header; do
+  awk -v f="$f" '/^(<<<<<<<|>>>>>>>)( |$)/ {
+      if (substr($0, 1, 1) == "<" || !open) lines = lines (lines == "" ? f ":" : ", ") FNR
+      open = (substr($0, 1, 1) == "<")
+    }
+    END { if (lines != "") print lines }' "$f"
+done | paste -sd ';' - | sed 's/;/ and at /g')
+if [[ -n "$conflicts" ]]; then
+  echo "$what: refused: the tree has unresolved merge-conflict markers at $conflicts (nothing was built: resolve them first)" >&2
+  exit 1
+fi
+
 # Names the compiler says are missing: functions, identifiers, types,
 # headers, struct members (clang and gcc wordings).
 missing() {
@@ -147,8 +164,37 @@ for attempt in 0 1 2 3; do
   [[ $added -eq 1 ]] || break
 done
 
+# Names that stand for a page size other than the build's base granule.
+# The shim defines the base granule's PAGE_SIZE, PAGE_SHIFT, PAGE_MASK,
+# CONT_PTES, CONT_PTE_SIZE (core/kcompat.h); a name the file needs and the
+# shim lacks that is one of those with a qualifier (MMUPAGE_SIZE,
+# MM_PAGE_SIZE(mm), PAGE_SIZE_COMPAT, mm_page_shift(mm), cont_ptes_mm(mm),
+# arm64_ptep_page_shift(ptep)) or names a second granule is another page
+# size: a change of the model itself (one page size, the base granule, for
+# every mm), which no shim definition can stand in for. Those with an "mm"
+# among their words are the mm's own (a page size per mm or per process).
+page_size_names() {  # LOG
+  missing "$1" | sed -nE 's/^(function|identifier|type) (kt_file_|kt_hdr_)?//p' |
+    grep -iE '(page|pmd|pud|cont_pte)_?(size|shift|mask)|cont_?ptes|granule' | awk '!seen[$0]++'
+}
+model_change() {  # LOG: the refusal, or nothing
+  local names per_mm other
+  names=$(page_size_names "$1")
+  [[ -n "$names" ]] || return 0
+  per_mm=$(grep -iE '(^|_)mm(_|$)' <<<"$names" | paste -sd ',' - | sed 's/,/, /g')
+  other=$(grep -viE '(^|_)mm(_|$)' <<<"$names" | paste -sd ',' - | sed 's/,/, /g')
+  local what_changes=()
+  [[ -n "$per_mm" ]] && what_changes+=("a page size per mm (per process): $per_mm")
+  [[ -n "$other" ]] && what_changes+=("a page size other than the base granule: $other")
+  local joined
+  joined=$(printf '%s; ' "${what_changes[@]}")
+  echo "refused: the tree changes the model: ${joined%; } (the harness runs one page size, the build's granule, for every mm; no shim can stand in for these)"
+}
+
 if [[ $ok -ne 1 ]]; then
   {
+    change=$(model_change "$tmp/log")
+    [[ -n "$change" ]] && echo "$what: $change"
     echo "$what: $src does not build on the shim (kernel_tree/shim/)."
     names=$(missing "$tmp/log" | sed -e 's/kt_file_//' -e 's/kt_hdr_//' | paste -sd ',' - | sed 's/,/, /g')
     if [[ -n "$names" ]]; then
