@@ -368,6 +368,7 @@ const struct kt_tree_info kt_tree_info = {
 	.header = KT_HEADER,
 	.header_taken = KT_HDR_TAKEN,
 	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP,
+	.warnings = KT_WARNINGS,
 };
 
 /* The subject's describe hook (core/variant_export.h declares the project's

@@ -93,12 +93,15 @@ else
 fi
 
 # The kernel's warning policy: what its build stops at stops here (the
-# flags of WARNINGS_AS_ERRORS, build/subjects.bzl), but a call that only
-# drops a const qualifier is a warning there (gcc's -Wdiscarded-qualifiers),
-# while clang counts it among -Wincompatible-pointer-types.
-policy=()
+# flags of WARNINGS_AS_ERRORS, build/subjects.bzl, and the rest of the
+# kernel's default -Werror= set, scripts/Makefile.extrawarn: implicit-int,
+# strict-prototypes), but a call that only drops a const qualifier is a
+# warning there (gcc's -Wdiscarded-qualifiers), while clang counts it among
+# -Wincompatible-pointer-types. What only warns is shown (the report prints
+# the warnings, below), not fatal.
+policy=(-Werror=implicit-int -Werror=strict-prototypes)
 if "$cc" -Werror -Wno-error=incompatible-pointer-types-discards-qualifiers -x c -fsyntax-only /dev/null >/dev/null 2>&1; then
-  policy=(-Wno-error=incompatible-pointer-types-discards-qualifiers)
+  policy+=(-Wno-error=incompatible-pointer-types-discards-qualifiers)
 fi
 
 known=$(sed -nE 's/^KT_FN\(([A-Za-z_0-9]+),.*/\1/p' kernel_tree/functions.def | paste -sd ' ' -)
@@ -222,6 +225,11 @@ if [[ $plugin -eq 1 ]]; then
   exit 0
 fi
 
+# The kernel's warning policy: what it only warns about builds, and is
+# shown (the report prints these at start-up; tools/hammer keeps a
+# successful build's output to itself).
+warnings=$(grep -E ': warning: ' "$tmp/log" | sed -e 's|^\./||' -e 's/kt_file_//g' -e 's/kt_hdr_//g' \
+  -e 's/\\/\\\\/g' -e 's/"/\\"/g' | awk '!seen[$0]++' | sed 's/$/\\n/' | tr -d '\n')
 defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   awk '$2 ~ /^[TW]$/ && $3 ~ /^[A-Za-z_][A-Za-z_0-9]*$/ { sub(/^kt_file_/, "", $3); print $3 }' |
   sort -u)
@@ -233,6 +241,7 @@ defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   echo "#define KT_SHIM_PROVIDED \"${provide[*]}\""
   echo "#define KT_HEADER \"$header\""
   echo "#define KT_HDR_TAKEN \"$(sed -n 's/^function //p' "$hdr.names" | paste -sd ' ' -)\""
+  echo "#define KT_WARNINGS \"$warnings\""
   for name in "${provide[@]}"; do echo "#define KT_SHIM_PROVIDE_$name 1"; done
   for name in $defined; do echo "#define KT_HAS_$name 1"; done
   unit_head $defined

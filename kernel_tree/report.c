@@ -307,6 +307,50 @@ static void report_header(const struct variant *v)
 		"pte_mkold included (kernel_tree/extract_header.py)\n", n_other);
 }
 
+/* A path as the user named it: the tree's file, without a note such as
+ * " with PATCH applied" that the name may carry. */
+static void print_user_path(const char *name, size_t n)
+{
+	const char *with = strstr(name, " with ");
+
+	fprintf(stderr, "%.*s", (int)(with && (size_t)(with - name) < n ? (size_t)(with - name) : n), name);
+}
+
+/* What the compiler only warned about (the kernel's build warns too, it
+ * does not stop): each line, with the build's copies named as the tree's
+ * files. */
+static void report_warnings(void)
+{
+	const char *w = kt_tree_info.warnings, *src = kt_tree_info.source, *hdr = kt_tree_info.header;
+	size_t ls = strlen(src), lh = hdr ? strlen(hdr) : 0;
+	unsigned n = 0;
+
+	if (!w || !*w)
+		return;
+	for (const char *p = w; *p; p++)
+		n += *p == '\n';
+	fprintf(stderr, "kernel-tree: the compiler warned %u time%s (the kernel's build warns too; not an error):\n",
+		n, n == 1 ? "" : "s");
+	for (const char *p = w; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		fprintf(stderr, "  ");
+		for (size_t i = 0; i < len;) {
+			if (ls && i + ls <= len && !strncmp(p + i, src, ls)) {
+				print_user_path(source_name(), strlen(source_name()));
+				i += ls;
+			} else if (lh && i + lh <= len && !strncmp(p + i, hdr, lh)) {
+				print_user_path(header_name(), strlen(header_name()));
+				i += lh;
+			} else {
+				fputc(p[i++], stderr);
+			}
+		}
+		fputc('\n', stderr);
+		p += len + (p[len] == '\n');
+	}
+}
+
 int kt_report_describe(const struct variant *v)
 {
 	const char *env = getenv("KT_FLUSH_LOG");
@@ -367,6 +411,7 @@ int kt_report_describe(const struct variant *v)
 		fprintf(stderr, "kernel-tree: the file expects from a header (the shim provides): %s\n",
 			kt_tree_info.shim_provided);
 	report_header(v);
+	report_warnings();
 	atexit(report_end);
 	return 0;
 }
