@@ -398,8 +398,8 @@ run_settings_conf() {
 # them; dies if the environment sets one to another value (it would replay
 # other runs than the campaign's). A campaign.conf from before they were
 # recorded leaves the environment as it is. One that records run_flags=1
-# (e2e5b95 to 0f6a3d9, before the generations had names) ran the pair
-# sites' runs (pairs) if started after 0402672, else single: pairs unless
+# (written before the runs' generations had names) ran the pair sites'
+# runs (pairs), or single if it is older than the pair sites: pairs unless
 # the environment says which, with a note.
 conf_run_settings() {
   local conf=$1 key var v set
@@ -410,8 +410,8 @@ conf_run_settings() {
     set=${!var:-}
     if [ "$key" = run_flags ] && [ "$v" = 1 ]; then
       echo "$tool: $conf records run_flags=1, from before the runs' generations had names:" \
-           "replaying with FUZZ_RUN_FLAGS=${set:-pairs} (pairs: started at 0402672 or later;" \
-           "single: before; set FUZZ_RUN_FLAGS to choose)" >&2
+           "replaying with FUZZ_RUN_FLAGS=${set:-pairs} (single for a campaign older than the pair sites;" \
+           "set FUZZ_RUN_FLAGS to choose)" >&2
       export "$var=${set:-pairs}"
       continue
     fi
