@@ -152,6 +152,32 @@ bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long ad
 #endif
 
 /* ---- write-protect: contpte_wrprotect_ptes, or the pre-merge name ------ */
+/* The pre-merge series' write-protect functions (the file's
+ * contpte_set_wrprotects, the header's ptep_set_wrprotects) took (mm, addr,
+ * ptep, nr) or, later, a trailing 'full' (0 here: no teardown).
+ * KT_CALL_WRPROTECTS(F, NAME, mm, addr, ptep, nr) checks F is one of the two
+ * and calls it: _Generic on F's own type picks the call that matches. */
+typedef void kt_wrprotects4_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
+typedef void kt_wrprotects5_t(struct mm_struct *, unsigned long, pte_t *, unsigned int, int);
+static __maybe_unused void kt_wrprotects4(kt_wrprotects4_t *f, struct mm_struct *mm,
+					  unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr);
+}
+static __maybe_unused void kt_wrprotects5(kt_wrprotects5_t *f, struct mm_struct *mm,
+					  unsigned long addr, pte_t *ptep, unsigned int nr)
+{
+	f(mm, addr, ptep, nr, 0);
+}
+#define KT_CALL_WRPROTECTS(f, name, mm, addr, ptep, nr)						\
+	do {												\
+		_Static_assert(__builtin_types_compatible_p(__typeof__(f), kt_wrprotects4_t) ||	\
+			       __builtin_types_compatible_p(__typeof__(f), kt_wrprotects5_t),	\
+			       name ": expected (mm, addr, ptep, unsigned int nr[, int full])");	\
+		_Generic(f, kt_wrprotects4_t *: kt_wrprotects4,					\
+			 kt_wrprotects5_t *: kt_wrprotects5)(f, mm, addr, ptep, nr);		\
+	} while (0)
+
 #if defined(KT_HAS_contpte_wrprotect_ptes)
 void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			    unsigned int nr)
@@ -160,31 +186,11 @@ void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *pte
 	kt_file_contpte_wrprotect_ptes(mm, addr, ptep, nr);
 }
 #elif defined(KT_HAS_contpte_set_wrprotects)
-/* Pre-merge trees had (mm, addr, ptep, nr) or (mm, addr, ptep, nr, full):
- * _Generic on the function's own type picks the call that matches it. */
-typedef void kt_set_wrprotects4_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
-typedef void kt_set_wrprotects5_t(struct mm_struct *, unsigned long, pte_t *, unsigned int, int);
-_Static_assert(__builtin_types_compatible_p(__typeof__(kt_file_contpte_set_wrprotects), kt_set_wrprotects4_t) ||
-	       __builtin_types_compatible_p(__typeof__(kt_file_contpte_set_wrprotects), kt_set_wrprotects5_t),
-	       "contpte_set_wrprotects: expected (mm, addr, ptep, unsigned int nr[, int full])");
-static __maybe_unused void kt_set_wrprotects4(kt_set_wrprotects4_t *f, struct mm_struct *mm,
-					      unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	f(mm, addr, ptep, nr);
-}
-static __maybe_unused void kt_set_wrprotects5(kt_set_wrprotects5_t *f, struct mm_struct *mm,
-					      unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	f(mm, addr, ptep, nr, 0);
-}
 void contpte_wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			    unsigned int nr)
 {
 	kt_count(KT_FN_contpte_set_wrprotects);
-	_Generic(kt_file_contpte_set_wrprotects,
-		 kt_set_wrprotects4_t *: kt_set_wrprotects4,
-		 kt_set_wrprotects5_t *: kt_set_wrprotects5)(kt_file_contpte_set_wrprotects,
-							     mm, addr, ptep, nr);
+	KT_CALL_WRPROTECTS(kt_file_contpte_set_wrprotects, "contpte_set_wrprotects", mm, addr, ptep, nr);
 }
 #endif
 
@@ -279,29 +285,10 @@ KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pt
 #elif defined(KT_HDR_HAS_ptep_set_wrprotects)
 #define KT_HDR_ADAPTED_WRP "wrprotect_ptes: the tree's ptep_set_wrprotects (its pre-merge name); "
 /* The contpte series before its merge: the same batched wrapper, named
- * ptep_set_wrprotects, taking (mm, addr, ptep, nr) or later a trailing
- * 'full' (0 here: no teardown). */
-typedef void kt_hdr_set_wrprotects4_t(struct mm_struct *, unsigned long, pte_t *, unsigned int);
-typedef void kt_hdr_set_wrprotects5_t(struct mm_struct *, unsigned long, pte_t *, unsigned int, int);
-_Static_assert(__builtin_types_compatible_p(__typeof__(kt_hdr_ptep_set_wrprotects), kt_hdr_set_wrprotects4_t) ||
-	       __builtin_types_compatible_p(__typeof__(kt_hdr_ptep_set_wrprotects), kt_hdr_set_wrprotects5_t),
-	       "ptep_set_wrprotects: expected (mm, addr, ptep, unsigned int nr[, int full])");
-static __maybe_unused void kt_hdr_set_wrprotects4(kt_hdr_set_wrprotects4_t *f, struct mm_struct *mm,
-						  unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	f(mm, addr, ptep, nr);
-}
-static __maybe_unused void kt_hdr_set_wrprotects5(kt_hdr_set_wrprotects5_t *f, struct mm_struct *mm,
-						  unsigned long addr, pte_t *ptep, unsigned int nr)
-{
-	f(mm, addr, ptep, nr, 0);
-}
+ * ptep_set_wrprotects. */
 void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
 {
-	_Generic(kt_hdr_ptep_set_wrprotects,
-		 kt_hdr_set_wrprotects4_t *: kt_hdr_set_wrprotects4,
-		 kt_hdr_set_wrprotects5_t *: kt_hdr_set_wrprotects5)(kt_hdr_ptep_set_wrprotects,
-								     mm, addr, ptep, nr);
+	KT_CALL_WRPROTECTS(kt_hdr_ptep_set_wrprotects, "ptep_set_wrprotects", mm, addr, ptep, nr);
 }
 #elif defined(KT_HDR_HAS_ptep_set_wrprotect)
 #define KT_HDR_ADAPTED_WRP "wrprotect_ptes: page by page through the tree's ptep_set_wrprotect; "
