@@ -45,9 +45,11 @@ def ranges(lines):
     return out
 
 
+SHORT = {"arch/arm64/mm/contpte.c": "contpte.c", "arch/arm64/include/asm/pgtable.h": "asm/pgtable.h"}
+
+
 def short(path):
-    return {"arch/arm64/mm/contpte.c": "contpte.c",
-            "arch/arm64/include/asm/pgtable.h": "asm/pgtable.h"}.get(path, path)
+    return SHORT.get(path, path)
 
 
 def load(d):
@@ -89,6 +91,8 @@ def main(argv):
         return 2
     d = argv[1]
     meta, phases, cov, aging = load(d)
+    if meta["file"]:
+        SHORT["plugin.c"] = os.path.basename(meta["file"])   # the copy built is the user's file
     findings = [p for p in phases if p["verdict"] == "finding"]
     errors = [p for p in phases if p["verdict"] == "error"]
     ncode, nran, never, half = patch_figures(cov)
