@@ -255,6 +255,14 @@ subject_binary(name = "$1", subject = "$subject_variant", src = "$subject_copy",
 BUILD
 }
 
+# patch_lines PATCH: after subject_prepare, the lines PATCH changes in the
+# copies built and the function or macro each lies in
+# (kernel_tree/patch_lines.py: FILE LINE KIND FUNCTION START END)
+patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "$1" "$subject_pkgdir/tree"; }
+# young_path <PATCH_LINES: the changed functions on the young path (their
+# name has "young"), space-separated: a patch the aging figures concern
+young_path() { awk -F'\t' '$4 ~ /young/ && !seen[$4]++ { print $4 }' | paste -sd ' ' -; }
+
 # subject_make [BAZEL FLAGS] -- NAME...: builds the prepared package's
 # binaries; a build error is shown with the scratch paths mapped back to
 # the user's files, and ends the tool (exit 2). SUBJECT_MAKE_SAYS, if set,
@@ -624,12 +632,14 @@ seeds_for() {
 # user gave no --tlb: on, so that its break-before-make and stale-TLB checks
 # run by default (--tlb=0 turns it off; docs/tlb.md gives the cost).
 DEFAULT_TLB=8
-# tlb_default ARGS...: prints --tlb=$DEFAULT_TLB unless ARGS has a --tlb=,
-# or asks (--threads=R,W,H) for more hardware agents than the model has
-# TLBs for (16): then the run goes without, as it says.
+# tlb_default ARRAY: adds --tlb=$DEFAULT_TLB to the flags in the named
+# array unless they have a --tlb=, or ask (--threads=R,W,H) for more
+# hardware agents than the model has TLBs for (16): then the run goes
+# without, as it says.
 tlb_default() {
+  local -n flags=$1
   local a hw
-  for a in "$@"; do
+  for a in "${flags[@]}"; do
     [[ "$a" == --tlb=* ]] && return 0
     if [[ "$a" == --threads=*,*,* ]]; then
       hw=${a##*,}
@@ -639,7 +649,7 @@ tlb_default() {
       fi
     fi
   done
-  echo "--tlb=$DEFAULT_TLB"
+  flags+=("--tlb=$DEFAULT_TLB")
 }
 
 # check_tlb N: N is a TLB size a script's `tlb` line takes (1-255), else die
