@@ -21,19 +21,32 @@ uint32_t ops_parse(const char *s, char *err, size_t errlen)
 
 	if (!strcmp(s, "all"))
 		return OPS_ALL;
+	/* a list that starts by leaving ops out leaves them out of all */
+	if (s[0] == '-')
+		mask = OPS_ALL;
 	snprintf(buf, sizeof(buf), "%s", s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		enum op i = op_by_name(tok);
+		bool drop = tok[0] == '-';
+		enum op i;
+
+		if (!strcmp(tok, "all")) {
+			mask = OPS_ALL;
+			continue;
+		}
+		i = op_by_name(tok + drop);
 
 		if (i == OP_COUNT) {
-			size_t off = snprintf(err, errlen, "unknown writer op '%s' (valid: all", tok);
+			size_t off = snprintf(err, errlen, "unknown writer op '%s' (valid: all", tok + drop);
 			for (int k = 0; k < OP_COUNT && off < errlen; k++)
 				off += snprintf(err + off, errlen - off, ", %s", op_desc[k].name);
 			if (off < errlen)
 				snprintf(err + off, errlen - off, ")");
 			return 0;
 		}
-		mask |= 1u << i;
+		if (drop)
+			mask &= ~(1u << i);
+		else
+			mask |= 1u << i;
 	}
 	if (!mask)
 		snprintf(err, errlen, "empty writer op list");

@@ -138,8 +138,9 @@ extern const struct op_desc op_desc[OP_COUNT];
 
 static inline const char *op_name(enum op op) { return op_desc[op].name; }
 
-/* Parse "all" or a comma list of op names into a mask; on error returns 0
- * and names the bad token in err. */
+/* Parse "all" or a comma list of op names into a mask; "-NAME" leaves an op
+ * out ("all,-access_flags", or "-access_flags" alone: all but it). On error
+ * returns 0 and names the bad token in err. */
 uint32_t ops_parse(const char *s, char *err, size_t errlen);
 /* Pick an op by weight: among the mask's (stress writers), or among all
  * (random programs). */

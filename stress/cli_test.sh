@@ -24,6 +24,12 @@ expect 2 "unknown flag '--bogus'.*valid: --reader" -- --bogus
 expect 2 "unknown reader 'fast' \(valid: all, lockless, locked, early-exit, locked-early-exit\)" -- --reader=fast
 expect 2 "unknown granule '8k' \(valid: 4k, 16k, 64k\)" -- --granule=8k
 expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=map,fold2
+expect 2 "unknown writer op 'fold2' \(valid: all, map, fold" -- --writers=-fold2
+expect 2 "empty writer op list" -- --writers=map,-map
+# -OP leaves an op out: without access_flags (and the faulting device) the
+# slip in set_access_flags is never reached; leaving another op out, it is
+expect 0 '"result": "clean"' -- --mutant=access_flags_rdonly --writers=-access_flags --faulters=0 --seconds=2
+expect 1 '"result": "violation"' -- --mutant=access_flags_rdonly --writers=all,-young --faulters=0 --seconds=20
 expect 2 "unknown mutant 'nope'.*no_consistency_check" -- --mutant=nope
 expect 2 "unknown variant 'nope' \(valid: .*baseline" -- --variant=nope
 expect 2 "is a correct tree, not a mutant" -- --mutant=baseline
