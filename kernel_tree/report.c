@@ -309,11 +309,11 @@ static void report_header(const struct variant *v)
 
 /* A path as the user named it: the tree's file, without a note such as
  * " with PATCH applied" that the name may carry. */
-static void print_user_path(const char *name, size_t n)
+static void print_user_path(const char *name)
 {
 	const char *with = strstr(name, " with ");
 
-	fprintf(stderr, "%.*s", (int)(with && (size_t)(with - name) < n ? (size_t)(with - name) : n), name);
+	fprintf(stderr, "%.*s", (int)(with ? (size_t)(with - name) : strlen(name)), name);
 }
 
 /* What the compiler only warned about (the kernel's build warns too, it
@@ -337,10 +337,10 @@ static void report_warnings(void)
 		fprintf(stderr, "  ");
 		for (size_t i = 0; i < len;) {
 			if (ls && i + ls <= len && !strncmp(p + i, src, ls)) {
-				print_user_path(source_name(), strlen(source_name()));
+				print_user_path(source_name());
 				i += ls;
 			} else if (lh && i + lh <= len && !strncmp(p + i, hdr, lh)) {
-				print_user_path(header_name(), strlen(header_name()));
+				print_user_path(header_name());
 				i += lh;
 			} else {
 				fputc(p[i++], stderr);

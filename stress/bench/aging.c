@@ -187,7 +187,7 @@ static struct result run(enum policy p, unsigned cap, double rate, uint64_t seed
 				tlb_access(&m, &t, 0, b, j, false, &v);
 			else
 				hw_access(&m, 0, b, j, false);
-			acc[pages ? b * m.cont + j : b]++;
+			acc[(b * m.cont + j) / unit_size(&m)]++;
 		}
 	}
 	r.imprecision = seen + unseen ? (double)unseen / (seen + unseen) : 0;

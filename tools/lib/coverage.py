@@ -77,9 +77,8 @@ def read_lcov(path):
 def local_path(ws, sf):
     """A path as the coverage mapping holds it (Bazel compiles in its
     execroot, seen as /proc/self/cwd), as a file under WS."""
-    for prefix in ("/proc/self/cwd/",):
-        if sf.startswith(prefix):
-            return os.path.join(ws, sf[len(prefix):])
+    if sf.startswith("/proc/self/cwd/"):
+        return os.path.join(ws, sf[len("/proc/self/cwd/"):])
     return sf if os.path.isabs(sf) else os.path.join(ws, sf)
 
 
