@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/access.h"
 #include "core/ops.h"
@@ -50,6 +51,16 @@ const char *finding_function(const struct violation *v)
 }
 
 static const char *op_or_dash(const char *op) { return op ? op : "-"; }
+
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+bool finding_same(const struct violation *a, const struct violation *b)
+{
+	return a->kind == b->kind && same_str(a->op, b->op) && same_str(a->function, b->function);
+}
 
 const char *finding_signature(const struct violation *v, char *buf, size_t len)
 {
@@ -212,20 +223,26 @@ static struct finding found[FINDINGS_MAX];
 static unsigned nfound;
 static uint64_t dropped;        /* distinct findings past FINDINGS_MAX */
 
-static bool same_str(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 bool finding_is_known(const struct violation *v)
 {
 	return nknown && known_of(v);
 }
 
-bool finding_note(const struct violation *v, double t, bool *first)
+static double t0;               /* finding_reset's time */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+bool finding_note(const struct violation *v, bool *first)
 {
 	struct known *k;
 	bool is_first = false;
+	double t = now_s() - t0;
 
 	pthread_mutex_lock(&lock);
 	if (nknown && (k = known_of(v))) {
@@ -271,6 +288,7 @@ const struct finding *finding_at(unsigned i) { return i < nfound ? &found[i] : N
 void finding_reset(void)
 {
 	pthread_mutex_lock(&lock);
+	t0 = now_s();
 	nfound = 0;
 	dropped = 0;
 	for (unsigned i = 0; i < nknown; i++)
@@ -291,6 +309,39 @@ void finding_json_str(FILE *f, const char *s)
 			fputc(*s, f);
 	}
 	fputc('"', f);
+}
+
+void finding_json_violation(FILE *f, const struct violation *v, const char *script)
+{
+	char where[160], sig[3 * NAME_MAX_LEN + 32];
+
+	where_of(v->function, v->pc, where, sizeof(where), NULL, 0);
+	fprintf(f, "{\"kind\": \"%s\", \"op\": ", vkind_name(v->kind));
+	finding_json_str(f, op_or_dash(v->op));
+	fprintf(f, ", \"function\": ");
+	finding_json_str(f, finding_function(v));
+	fprintf(f, ", \"signature\": ");
+	finding_json_str(f, finding_signature(v, sig, sizeof(sig)));
+	fprintf(f, ", \"where\": ");
+	finding_json_str(f, where);
+	fprintf(f, ", \"summary\": ");
+	finding_json_str(f, v->summary);
+	if (script) {
+		fprintf(f, ", \"script\": ");
+		finding_json_str(f, script);
+	}
+	fprintf(f, "}");
+}
+
+uint64_t finding_known_total(void)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (unsigned i = 0; i < nknown; i++)
+		n += known[i].count;
+	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 void finding_json(FILE *f)
@@ -330,6 +381,17 @@ void finding_json(FILE *f)
 	fprintf(f, "%s]", nknown ? "\n " : "");
 }
 
+void finding_print_one(FILE *f, const char *prefix, const struct violation *v)
+{
+	char sig[3 * NAME_MAX_LEN + 32], where[160], chain[600];
+
+	where_of(v->function, v->pc, where, sizeof(where), chain, sizeof(chain));
+	fprintf(f, "%sfinding: %s at %s\n", prefix, finding_signature(v, sig, sizeof(sig)),
+		where[0] ? where : "(location unknown)");
+	if (strchr(chain, '>'))
+		fprintf(f, "%s  detected at: %s\n", prefix, chain);
+}
+
 void finding_print(FILE *f, const char *prefix)
 {
 	char where[160], chain[600], sig[3 * NAME_MAX_LEN + 32];
@@ -348,6 +410,11 @@ void finding_print(FILE *f, const char *prefix)
 	if (dropped)
 		fprintf(f, "%s(%llu more violations of further signatures not kept)\n", prefix,
 			(unsigned long long)dropped);
+	finding_print_known(f, prefix);
+}
+
+void finding_print_known(FILE *f, const char *prefix)
+{
 	for (unsigned i = 0; i < nknown; i++)
 		if (known[i].count)
 			fprintf(f, "%sknown %s:%s:%s: %llu time%s, first at %.2f s (counted, not reported)\n", prefix,

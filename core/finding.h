@@ -50,6 +50,8 @@ void finding_identify(struct violation *v);
 void finding_set(struct violation *v, const char *op, const char *function, const void *pc);
 /* v's function, or "-". */
 const char *finding_function(const struct violation *v);
+/* Do a and b have the same signature? */
+bool finding_same(const struct violation *a, const struct violation *b);
 /* "kind:op:function" into buf. */
 const char *finding_signature(const struct violation *v, char *buf, size_t len);
 /* Is v's kind detected at an access (its location is that access's line)? */
@@ -70,19 +72,18 @@ struct finding {
 	const void *pc;               /* the first one's access (its location) */
 	char summary[256];            /* the first one's */
 	uint64_t count;
-	double first_s;               /* seconds from the start of the run */
+	double first_s;               /* seconds from finding_reset (the run's start) */
 };
 
-/* Count v, seen t seconds into the run (identify it first). True if its
- * signature is known; *first (may be NULL) says whether it is the first of
- * its signature. */
-bool finding_note(const struct violation *v, double t, bool *first);
+/* Count v (identify it first). True if its signature is known; *first (may
+ * be NULL) says whether it is the first of its signature. */
+bool finding_note(const struct violation *v, bool *first);
 /* Is v known (without counting it)? */
 bool finding_is_known(const struct violation *v);
 /* The distinct findings (not known), in the order first seen. */
 unsigned finding_count(void);
 const struct finding *finding_at(unsigned i);
-/* Forget what was counted (the known list stays). */
+/* Forget what was counted (the known list stays); the run's clock starts. */
 void finding_reset(void);
 
 /* JSON: the fields "findings": [...], "known": [...] (no braces around
@@ -92,6 +93,18 @@ void finding_reset(void);
 void finding_json(FILE *f);
 /* s as a JSON string (quoted, escaped). */
 void finding_json_str(FILE *f, const char *s);
+/* v as a JSON object: kind, op, function, signature, where, summary, and
+ * script when not NULL. */
+void finding_json_violation(FILE *f, const struct violation *v, const char *script);
+/* Violations of known signatures counted since finding_reset. */
+uint64_t finding_known_total(void);
+/* "finding: kind:op:function at WHERE" and, when the access lies in a
+ * callee of the function, "  detected at: CHAIN" (core/where.h), each line
+ * prefixed. */
+void finding_print_one(FILE *f, const char *prefix, const struct violation *v);
+/* One line per known signature seen: "known SIG: N times, first at S s
+ * (counted, not reported)", prefixed. */
+void finding_print_known(FILE *f, const char *prefix);
 /* One line per distinct finding, each prefixed: "kind:op:function at
  * WHERE, N times, first at S s: SUMMARY"; then the known ones seen. */
 void finding_print(FILE *f, const char *prefix);

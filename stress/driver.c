@@ -26,7 +26,6 @@
 #include "core/ops.h"
 #include "core/plain_access.h"
 #include "core/tlb.h"
-#include "core/where.h"
 #include "stress/agents.h"
 
 /* a reader's jump back after a plain access (beside 1, 2 and core/oob.h's) */
@@ -42,7 +41,6 @@ static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct violation first_vio;
 static _Atomic uint64_t n_violations;     /* of signatures not known (--known) */
 static _Atomic uint64_t n_known;          /* violations of known signatures */
-static double g_t0;                        /* the run's start */
 /* --expect: the kinds seen, and the first violation of an expected kind */
 static _Atomic uint32_t kinds_seen;    /* written under vio_lock */
 static struct violation expected_vio;
@@ -83,7 +81,7 @@ static void report(const struct violation *cv)
 	char sig[200];
 
 	finding_identify(v);
-	if (finding_note(v, now_s() - g_t0, &first_of_sig)) {
+	if (finding_note(v, &first_of_sig)) {
 		atomic_fetch_add_explicit(&n_known, 1, memory_order_relaxed);
 		return;
 	}
@@ -402,13 +400,7 @@ static void write_repro(void)
 		fprintf(stderr, "hammer: cannot write reproducer %s: %s\n", path, strerror(errno));
 		return;
 	}
-	{
-		char sig[200], where[160];
-
-		where_of(v->function, v->pc, where, sizeof(where), NULL, 0);
-		fprintf(f, "finding: %s at %s\n", finding_signature(v, sig, sizeof(sig)),
-			where[0] ? where : "(location unknown)");
-	}
+	finding_print_one(f, "", v);
 	fprintf(f, "%s\n%s\nreproduce (stress runs are timing-dependent; rerun a few times):\n  %s --seed=%llu\n",
 		v->summary, v->detail, C->cmdline ? C->cmdline : "hammer",
 		(unsigned long long)C->seed);
@@ -503,21 +495,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, " \"violations\": %llu, \"known_violations\": %llu, \"first_violation\": ",
 		(unsigned long long)atomic_load(&n_violations), (unsigned long long)atomic_load(&n_known));
 	if (atomic_load(&n_violations)) {
-		char where[160], sig[200];
-
-		where_of(first_vio.function, first_vio.pc, where, sizeof(where), NULL, 0);
-		fprintf(f, "{\"kind\": \"%s\", \"op\": ", vkind_name(first_vio.kind));
-		finding_json_str(f, first_vio.op ? first_vio.op : "-");
-		fprintf(f, ", \"function\": ");
-		finding_json_str(f, finding_function(&first_vio));
-		fprintf(f, ", \"signature\": ");
-		finding_json_str(f, finding_signature(&first_vio, sig, sizeof(sig)));
-		fprintf(f, ", \"where\": ");
-		finding_json_str(f, where);
-		fprintf(f, ", \"summary\": \"");
-		for (const char *p = first_vio.summary; *p; p++)
-			fputc(*p == '"' ? '\'' : *p, f);
-		fprintf(f, "\"}");
+		finding_json_violation(f, &first_vio, NULL);
 	} else {
 		fprintf(f, "null");
 	}
@@ -678,7 +656,6 @@ int stress_run(const struct stress_cfg *cfg)
 	atomic_store(&g_quiesce_gen, 0);
 	atomic_store(&n_violations, 0);
 	atomic_store(&n_known, 0);
-	finding_reset();
 	kinds_seen = 0;
 	memset(&judged, 0, sizeof(judged));
 	memset(&delays_sum, 0, sizeof(delays_sum));
@@ -733,7 +710,7 @@ int stress_run(const struct stress_cfg *cfg)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
-	g_t0 = now_s();
+	finding_reset();        /* the findings' clock starts with the threads */
 	if (!cfg->writers)
 		populate();
 	/* writers and hardware first: readers aim at what they do */
@@ -850,19 +827,13 @@ int stress_run(const struct stress_cfg *cfg)
 	}
 
 	if (atomic_load(&n_violations)) {
-		char sig[200], where[160], chain[600];
-
-		where_of(shown_vio()->function, shown_vio()->pc, where, sizeof(where), chain, sizeof(chain));
 		fprintf(stderr, "\nVIOLATION (%llu found) in variant %s%s%s, granule %s, %s reader:\n%s\n%s\n",
 			(unsigned long long)atomic_load(&n_violations), cfg->variant->name,
 			cfg->variant->mutant ? " (planted: " : "",
 			cfg->variant->mutant ? cfg->variant->what : "",
 			cfg->variant->granule->name, cfg->reader_name,
 			shown_vio()->summary, shown_vio()->detail);
-		fprintf(stderr, "finding: %s at %s\n", finding_signature(shown_vio(), sig, sizeof(sig)),
-			where[0] ? where : "(location unknown)");
-		if (strchr(chain, '>'))
-			fprintf(stderr, "  detected at: %s\n", chain);
+		finding_print_one(stderr, "", shown_vio());
 		if (shown_vio() == &expected_vio && !(cfg->expect & (1u << first_vio.kind)))
 			fprintf(stderr, "(the first violation was of another kind: %s)\n", first_vio.summary);
 		write_repro();
