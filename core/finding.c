@@ -386,8 +386,8 @@ void finding_print_one(FILE *f, const char *prefix, const struct violation *v)
 	char sig[3 * NAME_MAX_LEN + 32], where[160], chain[600];
 
 	where_of(v->function, v->pc, where, sizeof(where), chain, sizeof(chain));
-	fprintf(f, "%sfinding: %s at %s\n", prefix, finding_signature(v, sig, sizeof(sig)),
-		where[0] ? where : "(location unknown)");
+	fprintf(f, "%sfinding: %s%s%s\n", prefix, finding_signature(v, sig, sizeof(sig)),
+		where[0] ? " at " : "", where);
 	if (strchr(chain, '>'))
 		fprintf(f, "%s  detected at: %s\n", prefix, chain);
 }
@@ -401,8 +401,8 @@ void finding_print(FILE *f, const char *prefix)
 		struct violation v = { .kind = x->kind, .op = x->op, .function = x->function };
 
 		where_of(x->function, x->pc, where, sizeof(where), chain, sizeof(chain));
-		fprintf(f, "%s%s at %s: %llu time%s, first at %.2f s\n%s  %s\n", prefix,
-			finding_signature(&v, sig, sizeof(sig)), where[0] ? where : "(location unknown)",
+		fprintf(f, "%s%s%s%s: %llu time%s, first at %.2f s\n%s  %s\n", prefix,
+			finding_signature(&v, sig, sizeof(sig)), where[0] ? " at " : "", where,
 			(unsigned long long)x->count, x->count == 1 ? "" : "s", x->first_s, prefix, x->summary);
 		if (chain[0] && strchr(chain, '>'))
 			fprintf(f, "%s  detected at: %s\n", prefix, chain);

@@ -246,9 +246,12 @@ static bool locate(const char *function, const void *pc, char *where, size_t wle
 		snprintf(where, wlen, "%s:%u", f[pick].file, f[pick].line);
 		if (chain) {
 			size_t off = 0;
+			unsigned inner = 0;    /* the access layer's own frames left out */
 
+			while (inner < pick && project_file(f[inner].file))
+				inner++;
 			chain[0] = 0;
-			for (int i = (int)pick; i >= 0 && off < clen; i--)
+			for (int i = (int)pick; i >= (int)inner && off < clen; i--)
 				off += snprintf(chain + off, clen - off, "%s%s %s:%u", i == (int)pick ? "" : " > ",
 						bare_name(f[i].fn), f[i].file, f[i].line);
 		}

@@ -14,7 +14,8 @@
 # seconds, the verdict; exits 0 (no violation) or 1 (violation, script saved).
 # afl-fuzz and the harness run pinned to one CPU (AFL_CPU=N|auto|off,
 # common.sh's afl_cpu); FUZZ_QUEUE=weighted|sequential: afl-fuzz's queue
-# selection (mutator_env).
+# selection (mutator_env); FUZZ_KNOWN=KIND:OP:FUNCTION,...: known bugs, never a
+# crash (fuzz/harness.c) and kept out of the crash's shrinking.
 
 afl_explore_check() {
   local a
@@ -113,9 +114,10 @@ found_crash() {
   sed -i -e "s/^variant .*/variant $variant/" -e '/^expect /d' "$work/crash.txt"
   mkdir -p "$save"
   txt="$save/afl-$variant-${kb}k-$(date +%s).txt"
-  ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null ||
+  ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null ||
     { cp "$work/crash.txt" "$txt"; echo "$tool: the crash did not replay outside AFL++; saved as found" >&2; }
   kind=$(sed -n 's/^expect //p' "$txt")
+  sed -n 's/^# finding: /explore: finding: /p' "$txt"
   echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
   echo "explore: replay with tools/repro $txt"
   exit 1
