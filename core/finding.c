@@ -188,7 +188,8 @@ int finding_known_file(const char *path, char *err, size_t errlen)
 		n++;
 		if (hash)
 			*hash = 0;
-		if (finding_known_add(line, err, errlen)) {
+		line[strcspn(line, " \t\n")] = 0;    /* the first word: a table's first column */
+		if (line[0] && finding_known_add(line, err, errlen)) {
 			size_t off = strlen(err);
 
 			snprintf(err + off, errlen - off, " (%s line %u)", path, n);

@@ -61,7 +61,9 @@ bool finding_at_access(enum vkind kind);
 /* Add known signatures: "kind:op:function[,...]" (op or function "*": any).
  * 0, or -1 with the reason in err (an unknown kind or op, a malformed one). */
 int finding_known_add(const char *list, char *err, size_t errlen);
-/* ... one a line from a file ('#' starts a comment, blank lines skipped). */
+/* ... one a line from a file: each line's first word ('#' starts a
+ * comment; blank lines skipped), so a table whose first column is the
+ * signature (kernel_tree/known_bugs.tsv) is such a file. */
 int finding_known_file(const char *path, char *err, size_t errlen);
 unsigned finding_known_count(void);
 

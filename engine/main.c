@@ -3,6 +3,7 @@
  * tools/explore, tools/script and the corpus replay test):
  *
  *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
+ *                 [--known=SIG,... | --known-file=FILE]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
  *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
@@ -80,6 +81,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"                 [--known=KIND:OP:FUNCTION,... | --known-file=FILE]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
 		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
@@ -221,7 +223,13 @@ static int cmd_replay(int argc, char **argv)
 			check = true;
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
-		else if (argv[i][0] == '-')
+		else if ((v = opt(argv[i], "--known")) || (v = opt(argv[i], "--known-file"))) {
+			char err[1024];
+
+			if (argv[i][7] == '=' ? finding_known_add(v, err, sizeof(err))
+					      : finding_known_file(v, err, sizeof(err)))
+				return fprintf(stderr, "%s replay: %s\n", prog, err), 2;
+		} else if (argv[i][0] == '-')
 			return fprintf(stderr, "%s replay: unknown option %s\n", prog, argv[i]), usage();
 		else
 			nfiles++;

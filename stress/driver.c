@@ -373,10 +373,13 @@ static void progress_line(const struct snapshot *a, const struct snapshot *b, do
 	uint64_t dr = b->reads - a->reads;
 
 	fprintf(stderr,
-		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu   ",
+		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu",
 		elapsed, dr / dt, dr ? (double)(b->retries - a->retries) / dr : 0.0,
 		(b->wops - a->wops) / dt, (b->hwops - a->hwops) / dt,
 		(unsigned long long)atomic_load(&n_violations));
+	if (finding_known_count())
+		fprintf(stderr, "  known %llu", (unsigned long long)atomic_load(&n_known));
+	fputs("   ", stderr);
 	fflush(stderr);
 }
 
