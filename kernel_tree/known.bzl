@@ -11,6 +11,15 @@ load("//build:subjects.bzl", "patched_contpte", "tree_files")
 # bug: the known one).
 V69_NOT_HELD = ["cyd_byte_span", "access_flags_gathered_noop"]
 
+# Mutants stress mode does not catch in a kernel tree today, on the current
+# tree either (tools/hammer --kernel-tree kernel_tree/testdata/current
+# --patch kernel_tree/testdata/patches/mut_<name>.patch --seconds 30: clean
+# at 4K with and without the TLB model, and at 16K): only the engine's
+# schedules reach their window there. ee_check_after_gather: the entry that starts the early exit
+# is gathered before it is checked, and the built-in tree's reader loses
+# that race far more often than a tree's.
+STRESS_MISSES = ["ee_check_after_gather"]
+
 # Slips in asm/pgtable.h code v6.9 has as the current tree has it: the
 # current tree's patch applies as it is.
 V69_PATCHES_AS_IS = ["mut_young_plain_rmw", "mut_wrprotect_plain_rmw", "mut_unmap_drops_dirty"]
@@ -39,14 +48,16 @@ def v69_mutants():
             name = m.name,
             patch = patch,
             kind = getattr(m, "tree_expect", m.expect),
+            args = getattr(m, "args", []),
             granules = [4, 16] if m.base == "early_exit" else [4],
         ))
     return out
 
 def v69_mutant_tests(known):
     """v6.9_<mutant>: the patched tree; v6.9_<mutant>_<G>k_{hammer,engine}:
-    its stress and engine builds; v6.9_<mutant>_<G>k_introduced_test:
-    kernel_tree/introduced_test.sh with known the tree's own signatures."""
+    its stress and engine builds (no stress build for STRESS_MISSES);
+    v6.9_<mutant>_<G>k_introduced_test: kernel_tree/introduced_test.sh with
+    known the tree's own signatures."""
     for m in v69_mutants():
         patched_contpte(
             name = "v6.9_" + m.name,
@@ -55,7 +66,8 @@ def v69_mutant_tests(known):
             patch = "testdata/patches/%s.patch" % m.patch,
         )
         for g in m.granules:
-            for driver in ["hammer", "engine"]:
+            drivers = ["engine"] if m.name in STRESS_MISSES else ["hammer", "engine"]
+            for driver in drivers:
                 subject_binary(
                     name = "v6.9_%s_%dk_%s" % (m.name, g, driver),
                     subject = "kernel_tree",
@@ -68,10 +80,10 @@ def v69_mutant_tests(known):
                 name = "v6.9_%s_%dk_introduced_test" % (m.name, g),
                 srcs = ["introduced_test.sh"],
                 args = [
-                    "$(location :v6.9_%s_%dk_hammer)" % (m.name, g),
+                    "-" if m.name in STRESS_MISSES else "$(location :v6.9_%s_%dk_hammer)" % (m.name, g),
                     "$(location :v6.9_%s_%dk_engine)" % (m.name, g),
                     "%dk" % g,
                     "'%s'" % m.kind,
                     known,
-                ],
+                ] + m.args,
             )
