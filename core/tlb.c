@@ -1,6 +1,7 @@
 /* core/tlb.c - translation caches of the hardware agents (see core/tlb.h). */
 #include "core/tlb.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,9 +27,14 @@ static void unlock(struct tlb *t)
 int tlb_attach(struct harness_mm *m, struct tlb *t, unsigned cap, enum tlb_evict evict,
 	       uint64_t seed)
 {
-	memset(t, 0, sizeof(*t));
+	unsigned n = cap < TLB_MAX_ENTRIES ? cap : TLB_MAX_ENTRIES;
+
+	/* the entries in use only (the engine attaches a TLB per thread per
+	 * run; nothing reads past cap), then everything after them */
+	memset(t->e, 0, n * sizeof(t->e[0]));
+	memset(&t->cap, 0, sizeof(*t) - offsetof(struct tlb, cap));
 	atomic_flag_clear(&t->lock);
-	t->cap = cap < TLB_MAX_ENTRIES ? cap : TLB_MAX_ENTRIES;
+	t->cap = n;
 	t->evict = evict;
 	t->rng = seed;
 	for (unsigned i = 0; i < TLB_MAX_AGENTS; i++) {
@@ -402,15 +408,17 @@ void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)
 
 			if (!overlaps(e, lt, lo, hi - lo))
 				continue;
+			/* a size the table no longer has (judged at one entry the op
+			 * covers): a later walk conflicts, naming this op's function */
+			unsigned xs = e->walked >= lo && e->walked < hi ? e->walked : e->first > lo ? e->first : lo;
+
+			if (pm_valid_cont(acc_peek((uint64_t *)tab + xs)) != (e->npages > 1))
+				e->by_fn = acc_self.subj.fn;
 			for (unsigned x = e->first; x < e->first + e->npages; x++) {
 				bool wo;
 
-				if (x < lo || x >= hi)
-					continue;
-				/* a size the table no longer has: a later walk conflicts */
-				if (pm_valid_cont(acc_peek((uint64_t *)tab + x)) != (e->npages > 1))
-					e->by_fn = acc_self.subj.fn;
-				if (!stale_because(e, tab, x, m->g->page_shift, &wo))
+				if (x < lo || x >= hi ||
+				    !stale_because(e, tab, x, m->g->page_shift, &wo))
 					continue;
 				set_bit(wo ? e->stale_w : e->stale_r, x - e->first);
 				e->by_fn = acc_self.subj.fn;

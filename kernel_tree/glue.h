@@ -35,33 +35,12 @@ struct kt_frame { char unused; };
 static inline void kt_frame_leave(struct kt_frame *f)
 {
 	(void)f;
-	acc_self.subj.depth--;
-}
-static inline struct kt_frame kt_frame_file(enum kt_fn fn)
-{
-	struct acc_subject *s = &acc_self.subj;
-
-	kt_count_call(fn);
-	if (s->depth++ == 0 || !s->fn_file) {
-		s->fn = kt_fn_names[fn];
-		s->fn_file = 1;
-	}
-	return (struct kt_frame){ 0 };
-}
-static inline struct kt_frame kt_frame_header(const char *name)
-{
-	struct acc_subject *s = &acc_self.subj;
-
-	if (s->depth++ == 0) {
-		s->fn = name;
-		s->fn_file = 0;
-	}
-	return (struct kt_frame){ 0 };
+	kt_leave();
 }
 #define KT_FRAME(enter) \
-	struct kt_frame kt_frame __attribute__((cleanup(kt_frame_leave), unused)) = (enter)
-#define kt_count(fn) KT_FRAME(kt_frame_file(fn))
-#define KT_HDR_FRAME(name) KT_FRAME(kt_frame_header(name))
+	struct kt_frame kt_frame __attribute__((cleanup(kt_frame_leave), unused)) = ((enter), (struct kt_frame){ 0 })
+#define kt_count(fn) KT_FRAME(kt_enter_file(fn, true))
+#define KT_HDR_FRAME(name) KT_FRAME(kt_enter_header(name))
 #else
 #define KT_HDR_FRAME(name) ((void)0)
 #endif

@@ -53,6 +53,35 @@ void kt_tls_register(void)
 	pthread_setspecific(tls_key, &kt_tls);
 }
 
+/* ---- the function a finding names (core/finding.h, report.h) ---------- */
+void kt_enter_file(enum kt_fn fn, bool frame)
+{
+	struct acc_subject *s = &acc_self.subj;
+
+	if (__builtin_expect(!kt_tls.registered, 0))
+		kt_tls_register();
+	kt_tls.calls[fn]++;
+	if ((frame && s->depth++ == 0) || !s->fn_file) {
+		s->fn = kt_fn_names[fn];
+		s->fn_file = 1;
+	}
+}
+
+void kt_enter_header(const char *name)
+{
+	struct acc_subject *s = &acc_self.subj;
+
+	if (s->depth++ == 0) {
+		s->fn = name;
+		s->fn_file = 0;
+	}
+}
+
+void kt_leave(void)
+{
+	acc_self.subj.depth--;
+}
+
 /* ---- flushes ---------------------------------------------------------- */
 static const char *const flush_names[KT_FLUSH_COUNT] = {
 	"__flush_tlb_range", "__flush_tlb_range_nosync", "flush_tlb_range",

@@ -36,29 +36,25 @@ void kt_tls_register(void);
 /* The file's functions by name, as functions.def spells them. */
 extern const char *const kt_fn_names[KT_FN_COUNT];
 
+/* A call enters the file's function fn: counted, and recorded for a
+ * finding's function (core/finding.h): the first function of the file a
+ * call into the tree enters is the one a finding names. frame: the call
+ * comes from outside the tree (kernel_tree/glue.h's trampolines), and
+ * kt_leave ends it; the first such call of an op or read records its own
+ * function. kt_enter_header: the same for the header's entry points (a
+ * function of the file entered inside replaces it). Out of line, in
+ * report.c: the subject's unit has its loads and stores traced
+ * (core/plain_access.h), and the harness's bookkeeping is not the
+ * subject's. */
+void kt_enter_file(enum kt_fn fn, bool frame);
+void kt_enter_header(const char *name);
+void kt_leave(void);
+
 #ifdef ACCESS_BARE
 /* The bench's builds count nothing: the glue's trampolines are plain calls. */
 static inline void kt_count(enum kt_fn fn) { (void)fn; }
 #else
-static inline void kt_count_call(enum kt_fn fn)
-{
-	if (__builtin_expect(!kt_tls.registered, 0))
-		kt_tls_register();
-	kt_tls.calls[fn]++;
-}
-/* A call enters the file's function fn: counted, and the first function of
- * the file a call into the tree enters is the one a finding names
- * (core/finding.h; kernel_tree/glue.h opens the calls' frames). */
-static inline void kt_count(enum kt_fn fn)
-{
-	struct acc_subject *s = &acc_self.subj;
-
-	kt_count_call(fn);
-	if (!s->fn_file) {
-		s->fn = kt_fn_names[fn];
-		s->fn_file = 1;
-	}
-}
+static inline void kt_count(enum kt_fn fn) { kt_enter_file(fn, false); }
 #endif
 
 /* The flush functions of asm/tlbflush.h the shim routes here. */
