@@ -553,8 +553,9 @@ static int cmd_explore(int argc, char **argv)
 	    fclose(mf))
 		return fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno)), 2;
 	finding_print_one(stdout, "explore: ", &r.vio);
-	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
-	       vkind_name(kind), (unsigned long long)x.runs, t, path);
+	printf("explore: %s violation after %llu runs, %.3f s (%s); script saved to %s\n",
+	       vkind_name(kind), (unsigned long long)x.runs, t, finding_signature(&r.vio, err, sizeof(err)),
+	       path);
 	if (json && explore_json(json, strategy, v, seed, x.runs, t, &r.vio, path, known_total, counts))
 		return 2;
 	printf("explore: replay with tools/repro %s%s\n", path,

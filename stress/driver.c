@@ -830,13 +830,13 @@ int stress_run(const struct stress_cfg *cfg)
 	}
 
 	if (atomic_load(&n_violations)) {
-		fprintf(stderr, "\nVIOLATION (%llu found) in variant %s%s%s, granule %s, %s reader:\n%s\n%s\n",
+		fprintf(stderr, "\nVIOLATION (%llu found) in variant %s%s%s, granule %s, %s reader:\n",
 			(unsigned long long)atomic_load(&n_violations), cfg->variant->name,
 			cfg->variant->mutant ? " (planted: " : "",
 			cfg->variant->mutant ? cfg->variant->what : "",
-			cfg->variant->granule->name, cfg->reader_name,
-			shown_vio()->summary, shown_vio()->detail);
+			cfg->variant->granule->name, cfg->reader_name);
 		finding_print_one(stderr, "", shown_vio());
+		fprintf(stderr, "%s\n%s\n", shown_vio()->summary, shown_vio()->detail);
 		if (shown_vio() == &expected_vio && !(cfg->expect & (1u << first_vio.kind)))
 			fprintf(stderr, "(the first violation was of another kind: %s)\n", first_vio.summary);
 		write_repro();
