@@ -820,6 +820,13 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 	/* the op's stores visible before the harness checks the op (on real
 	 * hardware the PTL's release will do it) */
 	acc_writes_visible();
+	/* an op stopped at an access outside its block is finished as its
+	 * caller would finish it, its block (a table move: its table) flushed:
+	 * what the stop left undone is no second finding (the out_of_bounds
+	 * is the finding; with it known, the run goes on) */
+	if (jumped && m->tlb_on)
+		kc_tlb_flush(&m->mm, hmm_addr(m, lt, op == OP_RETIRE ? 0 : b * cont),
+			     hmm_addr(m, lt, op == OP_RETIRE ? m->ept : (b + 1) * cont));
 	/* the op returned: translations of its entries that outlived a change
 	 * are stale from now on */
 	if (m->tlb_on)
