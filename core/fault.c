@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "core/access.h"
+#include "core/finding.h"
 #include "core/oracle/history.h"
 #include "core/rcu.h"
 #include "core/rcu_tsan.h"
@@ -38,7 +39,8 @@ struct fault_rec {
 };
 
 static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool write,
-			const struct fault_rec *log, unsigned nlog, struct violation *out)
+			const struct fault_rec *log, unsigned nlog, const char *fixed_fn,
+			struct violation *out)
 {
 	struct harness_mm *m = e->m;
 	unsigned shift = m->g->page_shift;
@@ -47,6 +49,9 @@ static void report_loop(struct fault_env *e, unsigned lt, unsigned b, unsigned j
 	size_t off = 0;
 
 	out->kind = VK_FAULT_LOOP;
+	/* its function: the one the fix-ups that asked ptep_set_access_flags
+	 * entered (core/finding.h), not a last one that was skipped */
+	finding_set(out, "fault", fixed_fn ? fixed_fn : acc_self.subj.fn, NULL);
 	snprintf(out->summary, sizeof(out->summary),
 		 "fault_loop: a device without hardware AF/DBM %s table %u block %u entry %u and faulted "
 		 "%u times on it unchanged: each fix-up left the entry itself without %s",
@@ -79,6 +84,7 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 	struct fault_rec log[FAULT_MAX_TRIES];
 	uint64_t prev_seen = 0, prev_rec = 0;
 	unsigned repeats = 0;
+	const char *fixed_fn = NULL;    /* the last fix-up's function that ran set_access_flags */
 
 	for (unsigned tries = 0; tries < FAULT_MAX_TRIES; tries++) {
 		uint64_t rec, seen, orig, *p;
@@ -109,7 +115,7 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 		log[tries].orig = 0;
 		log[tries].fixed = log[tries].ret = 0;
 		if (repeats >= FAULT_LOOP_BOUND) {
-			report_loop(e, lt, b, j, write, log, tries + 1, out);
+			report_loop(e, lt, b, j, write, log, tries + 1, fixed_fn, out);
 			return 1;
 		}
 		prev_seen = seen;
@@ -128,6 +134,8 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 		log[tries].orig = a.entry = orig;
 		e->lock(e, lt);
 		log[tries].fixed = op_run(m, e->w, e->plans, lt, b, OP_ACCESS_FLAGS, &a, &touched);
+		if (log[tries].fixed)
+			fixed_fn = acc_self.subj.fn;
 		log[tries].ret = e->w->has_ret && e->w->ret;
 		e->fixups++;
 		ok = op_verdict(m, e->w, lt, touched, out);

@@ -25,9 +25,10 @@ void finding_identify(struct violation *v)
 {
 	const struct acc_subject *s = &acc_self.subj;
 
-	/* detected on behalf of another thread's op (core/tlb.c), or by the
-	 * watchdog: set where detected */
-	if (v->kind == VK_STALE_TLB || v->kind == VK_TLB_CONFLICT || v->kind == VK_HANG)
+	/* detected on behalf of another thread's op (core/tlb.c), by the
+	 * watchdog, or over several calls (core/fault.c): set where detected */
+	if (v->kind == VK_STALE_TLB || v->kind == VK_TLB_CONFLICT || v->kind == VK_HANG ||
+	    v->kind == VK_FAULT_LOOP)
 		return;
 	v->op = s->op;
 	v->function = s->fn;

@@ -44,7 +44,8 @@ void finding_begin(const char *op);
 
 /* Fill in v's op, function and access from the calling thread's record
  * (acc_self.subj), unless its kind is identified where it is detected
- * (bbm_violation, stale_tlb_access, tlb_conflict, hang: finding_set). */
+ * (stale_tlb_access, tlb_conflict, hang, fault_loop: finding_set; the
+ * access of bbm_violation and plain_access). */
 void finding_identify(struct violation *v);
 /* Detection sites: v's identity as given. */
 void finding_set(struct violation *v, const char *op, const char *function, const void *pc);

@@ -165,7 +165,6 @@ static void fuzz_init(void)
 {
 	const char *vname = getenv("FUZZ_VARIANT"), *gname = getenv("FUZZ_GRANULE");
 	const char *kind = getenv("FUZZ_ONLY_KIND"), *feat = getenv("FUZZ_FEATURES");
-	const char *known = getenv("FUZZ_KNOWN");
 	const char *shapes = getenv("FUZZ_READ_SHAPES");
 	const struct granule *g;
 	char err[1024];
@@ -199,9 +198,7 @@ static void fuzz_init(void)
 		if (!only_kinds)
 			die_usage("FUZZ_ONLY_KIND='%s' names no violation kind%s", kind, "");
 	}
-	if (known && *known && finding_known_add(known, err, sizeof(err)))
-		die_usage("FUZZ_KNOWN: %s%s", err, "");
-	if (!fuzz_runs_from_env(&runs))
+	if (!fuzz_runs_from_env(&runs))     /* FUZZ_RUNS, FUZZ_RUN_FLAGS, FUZZ_KNOWN */
 		exit(2);
 	if (!feat || !*feat || !strcmp(feat, "auto"))
 		feat = target_kb == 16 ? "0" : "1";

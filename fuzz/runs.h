@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/finding.h"
 #include "engine/run.h"
 #include "engine/script.h"
 
@@ -101,9 +102,12 @@ struct fuzz_runs {
 	enum fuzz_sites sites;
 };
 
-/* FUZZ_RUNS and FUZZ_RUN_FLAGS from the environment; false (with a
- * message) if FUZZ_RUNS is neither "auto" nor 1-64, or FUZZ_RUN_FLAGS
- * not 0, single, pairs, warm or 1. */
+/* FUZZ_RUNS, FUZZ_RUN_FLAGS and FUZZ_KNOWN from the environment; false
+ * (with a message) if FUZZ_RUNS is neither "auto" nor 1-64, FUZZ_RUN_FLAGS
+ * not 0, single, pairs, warm or 1, or FUZZ_KNOWN no list of signatures.
+ * FUZZ_KNOWN (KIND:OP:FUNCTION[,...]: core/finding.h) is part of what an
+ * input's runs stand for: a violation of a known signature does not end a
+ * run, so whatever replays a crash file reads it too. */
 static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 {
 	/* the names campaign.conf records (run_flags=), and "1": the newest */
@@ -113,9 +117,15 @@ static inline bool fuzz_runs_from_env(struct fuzz_runs *fr)
 	};
 	const char *e = getenv("FUZZ_RUNS");
 	const char *f = getenv("FUZZ_RUN_FLAGS");
+	const char *bugs = getenv("FUZZ_KNOWN");
 	bool known = !f || !*f;
-	char *end;
+	char *end, err[1024];
 	unsigned long n;
+
+	if (bugs && *bugs && !finding_known_count() && finding_known_add(bugs, err, sizeof(err))) {
+		fprintf(stderr, "FUZZ_KNOWN: %s\n", err);
+		return false;
+	}
 
 	fr->fixed = 0;
 	fr->sites = FUZZ_SITES_ALL;
