@@ -12,6 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 
+/* src into dst of n bytes, cut to fit. */
+static void copy(char *dst, size_t n, const char *src)
+{
+	size_t k = strlen(src);
+
+	if (k >= n)
+		k = n - 1;
+	memcpy(dst, src, k);
+	dst[k] = 0;
+}
+
 /* The first of names found on PATH, or NULL. */
 static const char *find_tool(const char *const *names, char *buf, size_t len)
 {
@@ -121,9 +132,8 @@ static unsigned symbolize(const char *tool, const char *obj, uintptr_t addr, str
 	unsigned n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --obj='%s' --inlining --verbose 0x%lx 2>/dev/null", tool, obj,
-		 (unsigned long)addr);
-	if (!(p = popen(cmd, "r")))
+	if (snprintf(cmd, sizeof(cmd), "'%s' --obj='%s' --inlining --verbose 0x%lx 2>/dev/null", tool, obj,
+		     (unsigned long)addr) >= (int)sizeof(cmd) || !(p = popen(cmd, "r")))
 		return 0;
 	while (fgets(line, sizeof(line), p)) {
 		line[strcspn(line, "\n")] = 0;
@@ -133,10 +143,10 @@ static unsigned symbolize(const char *tool, const char *obj, uintptr_t addr, str
 			if (n == MAX_FRAMES)
 				break;
 			memset(&f[n], 0, sizeof(f[n]));
-			snprintf(f[n].fn, sizeof(f[n].fn), "%s", line);
+			copy(f[n].fn, sizeof(f[n].fn), line);
 			n++;
 		} else if (n && !strncmp(line, "  Filename: ", 12)) {
-			snprintf(f[n - 1].file, sizeof(f[n - 1].file), "%s", line + 12);
+			copy(f[n - 1].file, sizeof(f[n - 1].file), line + 12);
 		} else if (n && !strncmp(line, "  Line: ", 8)) {
 			f[n - 1].line = (unsigned)strtoul(line + 8, NULL, 10);
 		}
@@ -161,9 +171,8 @@ static bool definition(const char *tool, const char *obj, const char *function, 
 	unsigned cur_line = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "'%s' --name=kt_file_%s --name=kt_hdr_%s --name=%s '%s' 2>/dev/null", tool,
-		 function, function, function, obj);
-	if (!(p = popen(cmd, "r")))
+	if (snprintf(cmd, sizeof(cmd), "'%s' --name=kt_file_%s --name=kt_hdr_%s --name=%s '%s' 2>/dev/null", tool,
+		     function, function, function, obj) >= (int)sizeof(cmd) || !(p = popen(cmd, "r")))
 		return false;
 	/* one DIE after another: judge each when the next starts */
 	for (bool more = true; more;) {
@@ -243,7 +252,8 @@ static bool locate(const char *function, const void *pc, char *where, size_t wle
 		for (unsigned i = 0; i < n && !picked; i++)
 			if (!project_file(f[i].file))
 				pick = i, picked = true;
-		snprintf(where, wlen, "%s:%u", f[pick].file, f[pick].line);
+		if (snprintf(where, wlen, "%s:%u", f[pick].file, f[pick].line) < 0)
+			return false;
 		if (chain) {
 			size_t off = 0;
 			unsigned inner = 0;    /* the access layer's own frames left out */
@@ -265,9 +275,10 @@ static bool locate(const char *function, const void *pc, char *where, size_t wle
 	if (!definition(tool, obj, function, file, sizeof(file), &lineno))
 		return false;
 	short_path(file, file, sizeof(file));
-	snprintf(where, wlen, "%s:%u", file, lineno);
-	if (chain)
-		snprintf(chain, clen, "%s %s:%u (its definition)", function, file, lineno);
+	/* (cut to fit, as a location may be) */
+	if (snprintf(where, wlen, "%s:%u", file, lineno) < 0 ||
+	    (chain && snprintf(chain, clen, "%s %s:%u (its definition)", function, file, lineno) < 0))
+		return false;
 	return true;
 }
 
