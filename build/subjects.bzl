@@ -358,7 +358,7 @@ def patched_contpte(name, src, patch, header = None):
         name = name,
         srcs = [src, patch] + ([header] if header else []),
         outs = outs,
-        tools = ["//kernel_tree:apply_patch.sh"],
+        tools = ["//kernel_tree:apply_patch.sh", "//kernel_tree:patch_series.py"],
         cmd = "$(location //kernel_tree:apply_patch.sh) %s$(location %s) $(location %s) $(location %s)" % (hdr_args, src, patch, outs[0]),
     )
     return ":" + outs[0], (":" + outs[1] if header else None)

@@ -88,7 +88,7 @@ bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
 # Exit 2 (via die) with the compiler's message mapped back to the user's
 # path and the undefined names listed if the subject does not build.
 
-subject_file="" subject_tree="" subject_patch="" subject_what=""
+subject_file="" subject_tree="" subject_patch="" subject_what="" subject_patch_summary="" subject_patch_diff=""
 
 # remove_at_exit PATH...: removed when the tool exits, however it exits
 # (die, Ctrl-C, TERM). One EXIT trap for every such path: a second trap of
@@ -224,7 +224,15 @@ subject_prepare() {
       export KERNEL_TREE_HEADER=$hdr
     fi
     if [[ -n "$subject_patch" ]]; then
-      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" "$subject_what" "$subject_patch" "$subject_pkgdir/$subject_copy" 2>&1); then
+      # what was applied, patch by patch (subject_patch_summary), and the
+      # built files' whole change (subject_patch_diff: patch_lines reads it)
+      subject_patch_summary=$subject_pkgdir/patch-summary.json subject_patch_diff=$subject_pkgdir/patch.diff
+      local rc=0
+      msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" --summary "$subject_patch_summary" --diff "$subject_patch_diff" \
+            "$subject_what" "$subject_patch" "$subject_pkgdir/$subject_copy" 2>&1) || rc=$?
+      if [[ $rc = 3 ]]; then
+        die "${msg#kernel-tree: }"
+      elif [[ $rc != 0 ]]; then
         echo "$msg" >&2
         die "patch '$subject_patch' does not apply to $subject_what${subject_header_copy:+ and $hdr} (the tree is untouched)"
       fi
@@ -256,9 +264,10 @@ BUILD
 }
 
 # patch_lines PATCH: after subject_prepare, the lines PATCH changes in the
-# copies built and the function or macro each lies in
+# copies built (a series' lines once, from the whole change of its
+# patches) and the function or macro each lies in
 # (kernel_tree/patch_lines.py: FILE LINE KIND FUNCTION START END)
-patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "$1" "$subject_pkgdir/tree"; }
+patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "${subject_patch_diff:-$1}" "$subject_pkgdir/tree"; }
 # young_path <PATCH_LINES: the changed functions on the young path (their
 # name has "young"), space-separated: a patch the aging figures concern
 young_path() { awk -F'\t' '$4 ~ /young/ && !seen[$4]++ { print $4 }' | paste -sd ' ' -; }
