@@ -113,8 +113,20 @@ found_crash() {
   sed -i -e "s/^variant .*/variant $variant/" -e '/^expect /d' "$work/crash.txt"
   mkdir -p "$save"
   txt="$save/afl-$variant-${kb}k-$(date +%s).txt"
-  ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null ||
-    { cp "$work/crash.txt" "$txt"; echo "$tool: the crash did not replay outside AFL++; saved as found" >&2; }
+  if ! ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null; then
+    # A finding is what replays: a crash the engine does not reproduce
+    # outside AFL++ is kept and named, not reported as a violation.
+    if ENGINE_PROG=$tool "$engine" replay "$work/crash.txt" >/dev/null 2>&1; then
+      txt="$save/not-replayed-$variant-${kb}k-$(date +%s).txt"
+      cp "$work/crash.txt" "$txt"
+      echo "explore: a crash that does not replay outside AFL++: $txt ($when; the engine replays it clean)"
+      execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
+      echo "explore: no violation in ${seconds}s of AFL++ (${execs:-0} execs)"
+      exit 0
+    fi
+    cp "$work/crash.txt" "$txt"
+    echo "$tool: the crash replays outside AFL++ but did not shrink; saved as found" >&2
+  fi
   kind=$(sed -n 's/^expect //p' "$txt")
   echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
   echo "explore: replay with tools/repro $txt"

@@ -12,7 +12,10 @@ and exits with tools/check's status:
   1   a finding
   2   a phase could not run (its error is in the report)
   3   clean, but some changed lines never ran (listed)
-  130 interrupted before the end, nothing found in what ran
+  4   incomplete: a phase did less than its minimum work (NOTHING RAN
+      when no phase did its minimum)
+  130 interrupted (Ctrl-C) before the end, nothing found in what ran
+  143 terminated (SIGTERM) before the end, nothing found in what ran
 """
 import json
 import os
@@ -72,7 +75,13 @@ def load(d):
     apath = os.path.join(d, "aging.txt")
     if os.path.exists(apath):
         aging = open(apath).read().rstrip("\n")
-    return meta, phases, cov, aging
+    not_replayed = []
+    npath = os.path.join(d, "not-replayed.tsv")
+    if os.path.exists(npath):
+        for line in open(npath, encoding="utf-8", errors="replace"):
+            phase, _, what = line.rstrip("\n").partition("\t")
+            not_replayed.append({"phase": phase, "what": what})
+    return meta, phases, cov, aging, not_replayed
 
 
 def patch_figures(cov):
@@ -90,19 +99,36 @@ def main(argv):
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
     d = argv[1]
-    meta, phases, cov, aging = load(d)
+    meta, phases, cov, aging, not_replayed = load(d)
     if meta["file"]:
         SHORT["plugin.c"] = os.path.basename(meta["file"])   # the copy built is the user's file
     findings = [p for p in phases if p["verdict"] == "finding"]
     errors = [p for p in phases if p["verdict"] == "error"]
+    checking = [p for p in phases if p["name"] != "aging"]
+    # a phase that did not do its minimum work (starved) or did not run
+    # at all (skipped for want of time or of afl-fuzz) leaves the run
+    # incomplete; --fail-fast's and a signal's skips do not
+    starved = [p for p in checking if p["verdict"] == "starved" or
+             (p["verdict"] == "skipped" and not p["summary"].startswith("--fail-fast")
+              and "before it started" not in p["summary"])]
+    ran = [p for p in checking if p["verdict"] in ("clean", "finding")]
     ncode, nran, never, half = patch_figures(cov)
 
+    def plural(n, word):
+        return "%d %s%s" % (n, word, "" if n == 1 else "S")
+
     if findings:
-        status, headline = 1, "%d FINDING%s" % (len(findings), "" if len(findings) == 1 else "S")
+        status, headline = 1, plural(len(findings), "FINDING")
     elif errors:
         status, headline = 2, "INCOMPLETE: %d phase%s could not run" % (len(errors), "" if len(errors) == 1 else "s")
     elif meta["interrupted"]:
-        status, headline = 130, "INTERRUPTED: clean in what ran"
+        status = 143 if meta["interrupted"] == "TERM" else 130
+        headline = ("TERMINATED" if status == 143 else "INTERRUPTED") + ": clean in what ran"
+    elif starved and not ran:
+        status, headline = 4, "NOTHING RAN: no phase did its minimum work"
+    elif starved:
+        status, headline = 4, "INCOMPLETE: clean in what ran, but %s did less than its minimum work" % (
+            ", ".join(p["name"] for p in starved))
     elif meta["patch"] and never:
         status, headline = 3, "CLEAN, BUT %d CHANGED LINE%s NEVER RAN" % (len(never), "" if len(never) == 1 else "S")
     else:
@@ -128,17 +154,44 @@ def main(argv):
         md.append("- Built: " + built)
     else:
         md.append("- Plug-in file: `%s` sha256 %s" % (meta["file"], meta["contpte_sha256"][:16]))
+    skipped = []
     if meta["patch"]:
-        md.append("- Patch: `%s` sha256 %s%s" % (meta["patch"], meta["patch_sha256"][:16],
-                                                  (', "%s"' % meta["patch_subject"]) if meta["patch_subject"] else ""))
-    md.append("- Harness: %s, `%s`; budget %d s, %d s used (build %.0f s)" % (
-        meta["tool_version"] or "unknown version", meta["command"], meta["budget_s"], meta["elapsed_s"], meta["build_s"]))
+        series = meta.get("patch_series") or []
+        if len(series) <= 1:
+            subj = series[0]["subject"] if series else ""
+            md.append("- Patch: `%s` sha256 %s%s" % (meta["patch"], meta["patch_sha256"][:16],
+                                                      (', "%s"' % subj) if subj else ""))
+        else:
+            md.append("- Patch: `%s` sha256 %s, a series of %d patches applied in order:" % (
+                meta["patch"], meta["patch_sha256"][:16], len(series)))
+            for p in series:
+                md.append("  %d. \"%s\"" % (p["n"], p["subject"] or "(no subject)"))
+        for p in series:
+            for f in p["skipped"]:
+                skipped.append(dict(f, patch=p["n"]))
+    md.append("- Harness: %s, `%s`" % (meta["tool_version"] or "unknown version", meta["command"]))
+    md.append("- Time: %d s of checking (the budget: %d s); the build took %.0f s more, not charged to the budget" % (
+        meta["elapsed_s"], meta["budget_s"], meta["build_s"]))
+    if skipped:
+        by = {}
+        for f in skipped:
+            by.setdefault(f["path"], []).append(f)
+        md.append("- Not checked (the harness builds only %s): %s" % (
+            "contpte.c and asm/pgtable.h" if meta.get("header") else "contpte.c",
+            "; ".join("`%s`, %d hunk%s%s" % (
+                path, sum(f["hunks"] for f in fs), "" if sum(f["hunks"] for f in fs) == 1 else "s",
+                (" (patch %s)" % ", ".join(str(f["patch"]) for f in fs)) if len(meta["patch_series"]) > 1 else "")
+                for path, fs in by.items())))
     md += ["", "| phase | configuration | time | work | verdict |", "|---|---|---|---|---|"]
     for p in phases:
         verdict = p["verdict"] if p["verdict"] != "finding" else "**%s**" % p["kind"]
-        if p["verdict"] in ("skipped", "error", "interrupted") and p["summary"]:
+        if p["verdict"] == "starved":
+            verdict = "**starved**"
+        if p["verdict"] in ("skipped", "error", "interrupted", "starved") and p["summary"]:
             verdict += ": " + p["summary"]
         md.append("| %s | %s | %.0f s | %s | %s |" % (p["name"], p["config"], p["took_s"], num(p["work"]), verdict))
+    if meta.get("fifth_phase") and any(p["name"] == meta["fifth_phase"] for p in phases):
+        md += ["", "%s: %s." % (meta["fifth_phase"], meta["fifth_phase_why"])]
 
     md.append("")
     if cov:
@@ -195,6 +248,12 @@ def main(argv):
                 summary = summary[len(p["kind"]) + 2:]
             md.append("%d. **%s** in %s, %.0f s after the start: %s" % (i, p["kind"], p["name"], p["at_s"], summary))
             md.append("   reproduce: `%s`" % p["reproduce"])
+    if not_replayed:
+        md += ["", "## Did not replay (not findings)", ""]
+        md.append("AFL++ reported these inputs as crashes, but run outside AFL++ they do not "
+                  "violate anything; they are kept for a look, and change no verdict:")
+        for n in not_replayed:
+            md.append("- %s: %s" % (n["phase"], n["what"]))
     if aging:
         md += ["", "## Aging (the patch changes the young path)", "", "```", aging, "```"]
     md.append("")
@@ -208,11 +267,13 @@ def main(argv):
                                 for k, f in (cov or {}).get("files", {}).items()},
                    "patch_lines": (cov or {}).get("patch", []),
                    "patch_lines_never_ran": never, "patch_branches_half_taken": half,
+                   "patch_hunks_skipped": skipped, "not_replayed": not_replayed,
+                   "phases_short": [p["name"] for p in starved],
                    "aging": aging})
     with open(os.path.join(d, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(text)
-    print("tools/check: report in %s/report.md (and report.json, coverage/index.html)" % d, file=sys.stderr)
+    print("tools/check: report in %s/report.md (and report.json, coverage/index.html, logs/, findings/)" % d, file=sys.stderr)
     return status
 
 

@@ -47,8 +47,8 @@ bazel_build() {
   log=$(mktemp) || die "cannot make a temporary file"
   (cd "$ws" && exec bazel build --color=no --noshow_progress "$@") >"$log" 2>&1 &
   pid=$!
-  trap 'kill "$pid" 2>/dev/null; exit 130' INT
-  trap 'kill "$pid" 2>/dev/null; exit 143' TERM
+  trap 'kill "$pid" 2>/dev/null; on_signal INT' INT
+  trap 'kill "$pid" 2>/dev/null; on_signal TERM' TERM
   # Bazel is quiet with --noshow_progress: say what is being waited for.
   while kill -0 "$pid" 2>/dev/null; do
     sleep 0.2
@@ -61,8 +61,8 @@ bazel_build() {
     fi
   done
   wait "$pid"; rc=$?
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
   out=$(cat "$log"); rm -f "$log"
   [[ $rc = 0 ]] && return 0
   bazel_errors=$(grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT|Use --(sandbox_debug|verbose_failures))' <<<"$out" |
@@ -97,8 +97,21 @@ removed_at_exit=()
 remove_at_exit() {
   removed_at_exit+=("$@")
   trap 'rm -rf "${removed_at_exit[@]}"' EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
+}
+# keep_at_exit PATH: no longer removed at exit (it became the user's)
+keep_at_exit() {
+  local p kept=()
+  for p in "${removed_at_exit[@]}"; do [[ $p == "$1" ]] || kept+=("$p"); done
+  removed_at_exit=("${kept[@]}")
+}
+# on_signal INT|TERM: a tool stopped by Ctrl-C or SIGTERM says so in one
+# line (with $stopped_during, what it was doing, if set) and exits 130 or 143
+stopped_during=""
+on_signal() {
+  if [[ $1 == INT ]]; then echo "$tool: interrupted (Ctrl-C)${stopped_during:+ $stopped_during}" >&2; exit 130; fi
+  echo "$tool: terminated (SIGTERM)${stopped_during:+ $stopped_during}" >&2; exit 143
 }
 
 subject_check() {
@@ -299,6 +312,10 @@ subject_make() {
     fi
     die "$subject_file does not build on the kernel-tree shim (compiler output above)"
   fi
+  # its binaries (a few MB) go with the scratch package
+  local bindir
+  bindir=$(bazel_bin "${flags[@]}") && [[ -n "$bindir" ]] && remove_at_exit "$bindir/$pkg"
+  return 0
 }
 
 # ---- the deterministic engine ----------------------------------------------
