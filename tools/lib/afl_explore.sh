@@ -80,6 +80,16 @@ afl_explore_run() {
     fi
   done
   ls "$work"/in/*.bin >/dev/null 2>&1 || die "no ${kb}k seed scripts to start from"
+  # AFL_DEADLINE (epoch seconds): afl-fuzz ends by then, however long the
+  # seeds took to make
+  if [[ -n "${AFL_DEADLINE:-}" ]]; then
+    local until=$(( AFL_DEADLINE - EPOCHSECONDS - 2 ))
+    [[ $until -lt $seconds ]] && seconds=$until
+    if [[ $seconds -lt 1 ]]; then
+      echo "explore: no violation in 0s of AFL++ (0 execs): no time left after the seeds"
+      exit 0
+    fi
+  fi
   echo "$tool: afl-fuzz on $variant ${kb}k for up to ${seconds}s (seed $seed) ..." >&2
   afl_cpu
   start=$(date +%s.%N)
