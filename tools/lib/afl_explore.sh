@@ -131,7 +131,7 @@ found_crash() {
       cp "$work/crash.txt" "$txt"
       echo "explore: a crash that does not replay outside AFL++: $txt ($when; the engine replays it clean)"
       execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
-      echo "explore: no violation in ${seconds}s of AFL++ (${execs:-0} execs)"
+      echo "explore: no violation in ${seconds:-0}s of AFL++ (${execs:-0} execs)"
       exit 0
     fi
     cp "$work/crash.txt" "$txt"
