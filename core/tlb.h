@@ -64,6 +64,10 @@ struct tlb_entry {
 	 * does, to any access (stale_r) or to a write (stale_w): set by
 	 * tlb_op_done, reported by the access that uses them */
 	uint64_t stale_r[MAX_CONT_PTES / 64], stale_w[MAX_CONT_PTES / 64];
+	/* the function (core/finding.h) of the last writer op that returned
+	 * leaving this translation stale or of another size than the table:
+	 * what a stale_tlb_access or tlb_conflict through it names */
+	const char *by_fn;
 };
 
 struct tlb_stats {

@@ -14,7 +14,8 @@
 # seconds, the verdict; exits 0 (no violation) or 1 (violation, script saved).
 # afl-fuzz and the harness run pinned to one CPU (AFL_CPU=N|auto|off,
 # common.sh's afl_cpu); FUZZ_QUEUE=weighted|sequential: afl-fuzz's queue
-# selection (mutator_env).
+# selection (mutator_env); FUZZ_KNOWN=KIND:OP:FUNCTION,...: known bugs, never a
+# crash (fuzz/harness.c) and kept out of the crash's shrinking.
 
 afl_explore_check() {
   local a
@@ -123,10 +124,11 @@ found_crash() {
   sed -i -e "s/^variant .*/variant $variant/" -e '/^expect /d' "$work/crash.txt"
   mkdir -p "$save"
   txt="$save/afl-$variant-${kb}k-$(date +%s).txt"
-  if ! ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null; then
+  if ! ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null; then
     # A finding is what replays: a crash the engine does not reproduce
-    # outside AFL++ is kept and named, not reported as a violation.
-    if ENGINE_PROG=$tool "$engine" replay "$work/crash.txt" >/dev/null 2>&1; then
+    # outside AFL++ (or only as a known bug) is kept and named, not
+    # reported as a violation.
+    if ENGINE_PROG=$tool "$engine" replay "$work/crash.txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null 2>&1; then
       txt="$save/not-replayed-$variant-${kb}k-$(date +%s).txt"
       cp "$work/crash.txt" "$txt"
       echo "explore: a crash that does not replay outside AFL++: $txt ($when; the engine replays it clean)"
@@ -138,6 +140,7 @@ found_crash() {
     echo "$tool: the crash replays outside AFL++ but did not shrink; saved as found" >&2
   fi
   kind=$(sed -n 's/^expect //p' "$txt")
+  sed -n 's/^# finding: /explore: finding: /p' "$txt"
   echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
   echo "explore: replay with tools/repro $txt"
   exit 1
