@@ -158,6 +158,7 @@ def main(argv):
         # the tree's own: seen without the patch (or confirmed there),
         # with how often the run with the patch met them
         with_counts = known_counts(phases, (main_role,))
+        complete = all(p["verdict"] not in ("skipped", "interrupted") for p in phases if p["role"] == main_role)
         present, gone = [], []
         for sig in sorted(tree_own):
             g = seen_base.get(sig) or seen_main.get(sig)
@@ -166,7 +167,9 @@ def main(argv):
             g = dict(g, with_patch=with_counts.get(sig, 0) + (seen_main[sig]["count"] if sig in seen_main else 0))
             if g["fix"] is None and sig in seen_main:
                 g["fix"] = seen_main[sig].get("fix")
-            (present if g["with_patch"] else gone).append(g)
+            # gone: never met with the patch in the same phases, all of
+            # which ran to their end (not after --fail-fast or a signal)
+            (present if g["with_patch"] or not complete else gone).append(g)
     else:
         introduced, present, gone = list(seen_main.values()), [], []
     introduced.sort(key=lambda g: g["at_s"])
@@ -356,7 +359,8 @@ def main(argv):
     if present:
         md += ["", "## Present without the patch (the tree's own)", ""]
         for i, g in enumerate(present, 1):
-            md += finding_lines(i, g, "; with the patch it was met %s times and counted" % num(str(g["with_patch"])))
+            md += finding_lines(i, g, ("; with the patch it was met %s times and counted" % num(str(g["with_patch"])))
+                                if g["with_patch"] else "; not met with the patch before the run stopped")
     if gone:
         md += ["", "## Gone with the patch", ""]
         md.append("Seen without the patch, never with it in the same phases and seeds: the patch may fix %s." % (
