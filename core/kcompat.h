@@ -9,7 +9,7 @@
  * an entry goes through the access layer (core/access.h), so the same file
  * runs on real atomics, on AArch64 assembly or under the deterministic
  * scheduler without change. A build that needs other behaviour for a name
- * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT) before
+ * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT, KC_BBML2) before
  * including this header; no name is defined twice.
  *
  * Build-time knobs:
@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/access.h"
+#include "core/cpu.h"
 #include "core/mm_types.h"
 #include "core/pte.h"
 
@@ -308,13 +309,19 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 	KC_TLB_FLUSH(local_flush_tlb_contpte_range, __func__, (vma)->vm_mm, 1,  \
 		     (start), (end), PAGE_SIZE, -1, -1)
 
-/* Whether the modelled CPU has BBML2_NOABORT (the hammer's --bbml2). The
- * hook point KC_BBML2_NOABORT() lets the kernel-tree shim count the
+/* The modelled CPU's BBML2 (the hammer's --bbml2=noabort|abort, core/cpu.h):
+ * a BBML2_NOABORT CPU answers both questions yes, a BBML2 CPU that may
+ * raise a TLB conflict abort only the second. The hook points
+ * KC_BBML2_NOABORT() and KC_BBML2() let the kernel-tree shim count the
  * questions as well. */
 #ifndef KC_BBML2_NOABORT
-#define KC_BBML2_NOABORT() ((bool)kc_bbml2_noabort)
+#define KC_BBML2_NOABORT() (kc_bbml2 == CPU_BBML2_NOABORT)
+#endif
+#ifndef KC_BBML2
+#define KC_BBML2() (kc_bbml2 != CPU_BBML2_NONE)
 #endif
 #define system_supports_bbml2_noabort() KC_BBML2_NOABORT()
+#define system_supports_bbml2() KC_BBML2()
 
 /* ---- planted bugs (core/kernel/mutants.def) --------------------------- */
 enum kc_mutant_id {

@@ -2,10 +2,11 @@
  * engine/main.c - the engine's command line (wrapped by tools/repro,
  * tools/explore, tools/script and the corpus replay test):
  *
- *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
+ *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--cap NAME=0|1]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
- *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
+ *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2[=noabort|abort]]   (docs/tlb.md)
+ *                  [--cap NAME=0|1]...   (core/cpu.h)
  *                  [--no-shrink] [--subject=LINE]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
  *   engine shrink FILE OUT   (smallest script with the same violation kind)
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cpu.h"
 #include "core/rng.h"
 #include "engine/gen.h"
 #include "engine/run.h"
@@ -76,8 +78,10 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"                  [--cap=NAME=0|1]...\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
-		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
+		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2[=noabort|abort]]\n"
+		"                  [--cap=NAME=0|1]... (a capability probe the harness does not model)\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"                  [--no-shrink] (save violations as found) [--subject=LINE] (recorded\n"
 		"                  in saved scripts: tools/explore's plug-in file or tree)\n"
@@ -195,6 +199,7 @@ static int cmd_replay(int argc, char **argv)
 	bool timeline = false, check = false, quiet = false;
 	int memory = -1;         /* --memory: replay under another model */
 	int rc = 0, nfiles = 0;
+	char err[512];
 
 	for (int i = 0; i < argc; i++) {
 		const char *v;
@@ -212,7 +217,10 @@ static int cmd_replay(int argc, char **argv)
 			check = true;
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
-		else if (argv[i][0] == '-')
+		else if ((v = opt(argv[i], "--cap"))) {
+			if (cpu_cap_option(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: %s\n", prog, err), 2;
+		} else if (argv[i][0] == '-')
 			return fprintf(stderr, "%s replay: unknown option %s\n", prog, argv[i]), usage();
 		else
 			nfiles++;
@@ -322,7 +330,8 @@ static int cmd_explore(int argc, char **argv)
 	const char *subject = NULL;   /* recorded in saved scripts (tools/explore) */
 	unsigned depth = 3;
 	enum mem_model memory = MEM_ARM;
-	bool no_shrink = false, bbml2 = false;
+	bool no_shrink = false;
+	int bbml2 = CPU_BBML2_NONE;
 	unsigned tlb = 0, tlb_evict = 0;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
@@ -345,7 +354,14 @@ static int cmd_explore(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-shrink"))
 			no_shrink = true;
 		else if (!strcmp(argv[i], "--bbml2"))
-			bbml2 = true;
+			bbml2 = CPU_BBML2_NOABORT;
+		else if ((v = opt(argv[i], "--bbml2"))) {
+			if ((bbml2 = cpu_bbml2_by_name(v)) <= CPU_BBML2_NONE)
+				return fprintf(stderr, "%s: --bbml2 takes noabort or abort\n", prog), 2;
+		} else if ((v = opt(argv[i], "--cap"))) {
+			if (cpu_cap_option(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: %s\n", prog, err), 2;
+		}
 		else if ((v = opt(argv[i], "--tlb-evict"))) {
 			if (strcmp(v, "lru") && strcmp(v, "random"))
 				return fprintf(stderr, "%s: --tlb-evict takes lru or random\n", prog), 2;
@@ -415,14 +431,14 @@ static int cmd_explore(int argc, char **argv)
 	x.memory = memory;
 	x.tlb = (uint8_t)tlb;
 	x.tlb_evict = (uint8_t)tlb_evict;
-	x.bbml2 = bbml2;
+	x.bbml2 = (uint8_t)bbml2;
 	x.pool = pool;
 	x.npool = npool;
 	char tlbs[64] = "TLB model off";
 
 	if (tlb)
 		snprintf(tlbs, sizeof(tlbs), "TLB %u entries%s%s", tlb, tlb_evict ? " (random eviction)" : "",
-			 bbml2 ? ", BBML2_NOABORT" : "");
+			 bbml2 == CPU_BBML2_NOABORT ? ", BBML2_NOABORT" : bbml2 ? ", BBML2 (may abort)" : "");
 	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, %s, seed %llu\n", prog,
 		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
 		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory], tlbs,
@@ -465,6 +481,7 @@ static int cmd_explore(int argc, char **argv)
 	}
 	if (subject)
 		snprintf(s.subject, sizeof(s.subject), "%s", subject);
+	cpu_caps_given(s.caps, sizeof(s.caps));
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);

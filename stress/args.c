@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "stress/driver.h"
+#include "core/cpu.h"
 #include "core/ops.h"
 #include "core/tlb.h"
 
@@ -52,7 +53,15 @@ static const char usage[] =
 "                     only widens a race when the OS preempts there: measured\n"
 "                     slower than the delays even oversubscribed; 0 = never,\n"
 "                     the default)\n"
-"  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
+"  --bbml2[=KIND]     model a CPU with BBML2: noabort (the default: BBML2_NOABORT,\n"
+"                     never a TLB conflict abort; both system_supports_bbml2()\n"
+"                     and system_supports_bbml2_noabort() true) or abort (only\n"
+"                     system_supports_bbml2() true; a TLB lookup that matches\n"
+"                     two translations of one address is a tlb_conflict)\n"
+"  --cap=NAME=0|1     the answer of a capability probe the harness does not\n"
+"                     model (system_supports_bbml3, ARM64_HAS_FOO: the start-up\n"
+"                     report names those the code asks); false by default;\n"
+"                     repeatable\n"
 "  --tlb=N            a TLB of N entries (1..256) per hardware agent, with the\n"
 "                     checks of docs/tlb.md (stale_tlb_access, tlb_conflict,\n"
 "                     bbm_violation); 0 (the default): no TLB model\n"
@@ -308,8 +317,15 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			else
 				return bad("--tlb-evict wants lru or random, got '%s'%s", val, "");
 		} else if (!strcmp(key, "--bbml2")) {
-			NO_VALUE();
-			cfg->bbml2 = true;
+			cfg->bbml2 = val ? cpu_bbml2_by_name(val) : CPU_BBML2_NOABORT;
+			if (cfg->bbml2 <= CPU_BBML2_NONE)
+				return bad("--bbml2 takes noabort or abort, got '%s'%s", val, "");
+		} else if (!strcmp(key, "--cap")) {
+			char why[256];
+
+			NEEDS_VALUE();
+			if (cpu_cap_option(val, why, sizeof(why)))
+				return bad("%s%s", why, "");
 		} else if (!strcmp(key, "--expect")) {
 			NEEDS_VALUE();
 			char buf[256], *save, *tok;
@@ -349,7 +365,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --tlb --tlb-evict "
+				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --cap --tlb --tlb-evict "
 				   "--expect --keep-going --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}

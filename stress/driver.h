@@ -34,7 +34,7 @@ struct stress_cfg {
 	unsigned expect;             /* mask of 1 << enum vkind; 0: expect a clean run */
 	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;
-	bool bbml2;
+	int bbml2;                  /* enum cpu_bbml2 (core/cpu.h) */
 	unsigned tlb;                /* TLB entries per hardware agent (0: no TLB model) */
 	int tlb_evict;               /* enum tlb_evict */
 	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */

@@ -77,11 +77,6 @@ static inline int __ptep_set_access_flags_anysz(struct vm_area_struct *vma, unsi
 	return __ptep_set_access_flags(vma, address, ptep, entry, dirty);
 }
 
-/* ---- asm/cpufeature.h: an earlier name of the BBML2 question ----------- */
-/* A posting of the BBML2 series asked system_supports_bbml2(); the merged
- * code asks system_supports_bbml2_noabort(). Both are the one --bbml2. */
-#define system_supports_bbml2() system_supports_bbml2_noabort()
-
 /* ---- helpers older trees expected from a header ------------------------ */
 #ifdef KT_SHIM_PROVIDE_contpte_align_down
 static inline pte_t *contpte_align_down(pte_t *ptep)
