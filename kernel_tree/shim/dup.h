@@ -43,13 +43,11 @@ typedef struct { pteval_t pud; } pud_t;
 #define PUD_MASK (~(PUD_SIZE - 1))
 
 /* ---- asm/pgtable.h: what the kernel keeps beside the arch wrappers ---- */
-/* End of the contiguous block holding addr, or end if that comes first. */
-static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + CONT_PTE_SIZE) & CONT_PTE_MASK;
-
-	return boundary - 1 < end - 1 ? boundary : end;
-}
+/* End of the contiguous block holding addr, or end if that comes first
+ * (a macro, end evaluated twice, as the kernel's). */
+#define pte_cont_addr_end(addr, end)                                           \
+	({ unsigned long __boundary = ((addr) + CONT_PTE_SIZE) & CONT_PTE_MASK; \
+	   (__boundary - 1 < (end) - 1) ? __boundary : (end); })
 
 /* The barriers after a store to a valid kernel entry (asm/pgtable.h keeps
  * them out of line of lazy MMU mode; the harness has no lazy mode, so they
