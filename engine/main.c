@@ -445,6 +445,9 @@ static int cmd_explore(int argc, char **argv)
 		(unsigned long long)seed);
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 
+	free(pool);           /* the seed programs: the search is over (s is a copy) */
+	x.pool = NULL;
+	x.npool = 0;
 	if (budget.progress)
 		fputc('\n', stderr);
 	if (r.status == RS_ERROR)
