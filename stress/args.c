@@ -150,16 +150,24 @@ const char *stress_caller_dir(void)
 }
 
 /* A path the user gave, relative to where they ran the command (absolute,
- * so that the reproducer's command line means the same from anywhere). */
-const char *stress_caller_path(const char *p)
+ * so that the reproducer's command line means the same from anywhere);
+ * always a copy, which the caller frees. */
+char *stress_caller_path(const char *p)
 {
 	char *out;
 
-	if (p[0] == '/')
-		return p;
-	if (asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0)
-		return p;
+	if (p[0] == '/' ? !(out = strdup(p)) : asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0) {
+		fprintf(stderr, "hammer: out of memory\n");
+		exit(2);
+	}
 	return out;
+}
+
+void stress_cfg_release(struct stress_cfg *cfg)
+{
+	free(cfg->report_dir);
+	free(cfg->json_path);
+	cfg->report_dir = cfg->json_path = NULL;
 }
 
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
@@ -185,8 +193,11 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->progress = -1;
 	/* reproducers: bazel test's output folder, or a folder of the caller's
 	 * (made when the first violation is written) */
-	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-	if (!cfg->report_dir || !*cfg->report_dir) {
+	const char *outputs = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+
+	if (outputs && *outputs) {
+		cfg->report_dir = stress_caller_path(outputs);
+	} else {
 		cfg->report_dir = stress_caller_path("hammer-reproducers");
 		cfg->report_dir_create = true;
 	}
@@ -353,15 +364,20 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->progress = 0;
 		} else if (!strcmp(key, "--report-dir")) {
 			NEEDS_VALUE();
-			const char *dir = stress_caller_path(val);
+			char *dir = stress_caller_path(val);
 			struct stat st;
 
-			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
-				return bad("--report-dir '%s' is not a writable directory%s", dir, "");
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
+				rc = bad("--report-dir '%s' is not a writable directory%s", dir, "");
+				free(dir);
+				return rc;
+			}
+			free(cfg->report_dir);
 			cfg->report_dir = dir;
 			cfg->report_dir_create = false;
 		} else if (!strcmp(key, "--json")) {
 			NEEDS_VALUE();
+			free(cfg->json_path);
 			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
