@@ -49,7 +49,8 @@ static struct cap *add(const char *name, size_t len)
 static const char *modelled(const char *name, size_t len)
 {
 	static const char *const bbml2[] = { "system_supports_bbml2", "system_supports_bbml2_noabort",
-					     "ARM64_HAS_BBML2_NOABORT" };
+					     "system_supports_bbml3", "ARM64_HAS_BBML2_NOABORT",
+					     "ARM64_HAS_BBML3" };
 
 	for (unsigned i = 0; i < sizeof(bbml2) / sizeof(*bbml2); i++)
 		if (strlen(bbml2[i]) == len && !strncmp(bbml2[i], name, len))
@@ -64,8 +65,8 @@ int cpu_cap_valid(const char *arg, char *err, size_t errlen)
 	const char *how;
 
 	if (!eq || !len || (strcmp(eq + 1, "0") && strcmp(eq + 1, "1"))) {
-		snprintf(err, errlen, "--cap wants NAME=0 or NAME=1 (a capability probe the file asks, e.g. "
-			 "system_supports_bbml3=1), got '%s'", arg);
+		snprintf(err, errlen, "--cap wants NAME=0 or NAME=1 (a capability probe the code asks, "
+			 "as the start-up report names it), got '%s'", arg);
 		return -1;
 	}
 	if (strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len) {

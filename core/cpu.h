@@ -4,9 +4,10 @@
  * harness does not model (docs/tlb.md, docs/kernel-tree.md).
  *
  * BBML2 comes in two kinds. A BBML2_NOABORT CPU never raises a TLB
- * conflict abort: system_supports_bbml2_noabort() and
- * system_supports_bbml2() are both true, and a TLB keeps one translation
- * of an address. A plain BBML2 CPU may raise one: system_supports_bbml2()
+ * conflict abort: system_supports_bbml2_noabort() (and its newer name
+ * system_supports_bbml3(): FEAT_BBML3 is BBML2_NOABORT made architectural)
+ * and system_supports_bbml2() are all true, and a TLB keeps one
+ * translation of an address. A plain BBML2 CPU may raise one: system_supports_bbml2()
  * is true, system_supports_bbml2_noabort() false, and a TLB may hold two
  * translations of one address of different sizes, a lookup that matches
  * both being a tlb_conflict (core/tlb.c). Either kind allows a change of
@@ -41,8 +42,9 @@ int cpu_bbml2_by_name(const char *name);
 #define CPU_CAPS_MAX 16
 #define CPU_CAP_NAME_MAX 64
 
-/* --cap NAME=0|1: the answer of the probe NAME (system_supports_bbml3,
- * ARM64_HAS_FOO). 0, or -1 with the reason in err. */
+/* --cap NAME=0|1: the answer of the probe NAME (a system_supports_*() by
+ * its function's name, a cpus_have_*cap() by its ARM64_* capability). 0,
+ * or -1 with the reason in err. */
 int cpu_cap_option(const char *arg, char *err, size_t errlen);
 /* Whether arg is a valid NAME=0|1 (0), without setting it. */
 int cpu_cap_valid(const char *arg, char *err, size_t errlen);

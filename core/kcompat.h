@@ -342,6 +342,9 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 #define KC_BBML2() (kc_bbml2 != CPU_BBML2_NONE)
 #endif
 #define system_supports_bbml2_noabort() KC_BBML2_NOABORT()
+/* the newest trees' name for the same question: FEAT_BBML3 is BBML2_NOABORT
+ * made architectural (no TLB conflict abort on a change of size) */
+#define system_supports_bbml3() KC_BBML2_NOABORT()
 #define system_supports_bbml2() KC_BBML2()
 
 /* ---- planted bugs (core/kernel/mutants.def) --------------------------- */

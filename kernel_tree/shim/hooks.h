@@ -12,9 +12,10 @@
  *   - BBML2: kcompat.h's hook points KC_BBML2_NOABORT and KC_BBML2, the
  *     hammer's --bbml2=noabort|abort with each question counted;
  *   - the CPU capability probes by number (cpus_have_cap(ARM64_...) and
- *     its kin): each asks kt_cpucap_<CAP>(); BBML2_NOABORT is the one the
- *     harness models, every other the probe (kernel_tree/probe.sh) defines
- *     as a probe the harness does not model (false unless --cap);
+ *     its kin): each asks kt_cpucap_<CAP>(); BBML2_NOABORT and BBML3 (the
+ *     same) are the ones the harness models, every other the probe
+ *     (kernel_tree/probe.sh) defines as a probe the harness does not
+ *     model (false unless --cap);
  *   - pages and folios, answered from the harness's folio model, and
  *     init_mm (defined in kernel_tree/shim/hooks.c).
  *
@@ -65,6 +66,7 @@
 #define alternative_has_cap_likely(cap) KT_CPUCAP(cap)
 #define alternative_has_cap_unlikely(cap) KT_CPUCAP(cap)
 #define kt_cpucap_ARM64_HAS_BBML2_NOABORT() system_supports_bbml2_noabort()
+#define kt_cpucap_ARM64_HAS_BBML3() system_supports_bbml2_noabort()
 
 #define TLBF_NONE        (KT_TLBF_MARK)
 #define TLBF_NOWALKCACHE (KT_TLBF_MARK | 0x1)
