@@ -122,16 +122,24 @@ int cpu_caps_apply(const char *caps, char *err, size_t errlen)
 	return 0;
 }
 
+/* Into buf from off on: the probes a --cap set (given) or the subject
+ * asks, each as fmt (separator, name, answer), the first without sep.
+ * Returns the length, at most len - 1 (the text cut there). */
+static size_t list(char *buf, size_t len, size_t off, bool given, const char *fmt, const char *sep)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < ncaps && off < len; i++)
+		if (given ? caps[i].set : caps[i].asked)
+			off += (size_t)snprintf(buf + off, len - off, fmt, n++ ? sep : "", caps[i].name,
+						caps[i].value);
+	return off < len ? off : len - 1;
+}
+
 size_t cpu_caps_given(char *buf, size_t len)
 {
-	size_t off = 0;
-
 	buf[0] = 0;
-	for (unsigned i = 0; i < ncaps && off < len; i++)
-		if (caps[i].set)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s=%d", off ? " " : "",
-						caps[i].name, caps[i].value);
-	return off < len ? off : len - 1;
+	return list(buf, len, 0, true, "%s%s=%d", " ");
 }
 
 bool cpu_cap_value(const char *name)
@@ -171,14 +179,8 @@ int cpu_caps_check(const char *prog)
 
 size_t cpu_caps_format(char *buf, size_t len)
 {
-	size_t off = 0;
-
 	buf[0] = 0;
-	for (unsigned i = 0; i < ncaps && off < len; i++)
-		if (caps[i].asked)
-			off += (size_t)snprintf(buf + off, len - off, "%s%s=%d", off ? " " : "",
-						caps[i].name, caps[i].value);
-	return off < len ? off : len - 1;
+	return list(buf, len, 0, false, "%s%s=%d", " ");
 }
 
 void cpu_caps_report(const char *prefix)
@@ -194,14 +196,9 @@ size_t cpu_json_format(char *buf, size_t len)
 {
 	size_t off = (size_t)snprintf(buf, len, "\"bbml2\": \"%s\", \"caps\": {",
 				      cpu_bbml2_names[kc_bbml2 >= 0 && kc_bbml2 <= 2 ? kc_bbml2 : 0]);
-	unsigned n = 0;
 
-	for (unsigned i = 0; i < ncaps && off < len; i++)
-		if (caps[i].asked)
-			off += (size_t)snprintf(buf + off, len - off, "%s\"%s\": %d", n++ ? ", " : "",
-						caps[i].name, caps[i].value);
-	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "}");
+	off = list(buf, len, off < len ? off : len - 1, false, "%s\"%s\": %d", ", ");
+	off += (size_t)snprintf(buf + off, len - off, "}");
 	return off < len ? off : len - 1;
 }
 
