@@ -293,7 +293,7 @@ def stress_suite():
                 expect_violation = True,
             )
     # The TLB model (--tlb, docs/tlb.md) on the correct trees: clean, with
-    # and without BBML2_NOABORT, LRU and random eviction.
+    # and without BBML2 of either kind, LRU and random eviction.
     for tree, g, extra in TLB_CLEAN:
         subject_binary(
             name = "clean_tlb_%s_%s%s" % (tree, g, "".join([e.replace("--", "_").replace("=", "_").replace("-", "_") for e in extra])),
@@ -312,6 +312,7 @@ TLB_CLEAN = [
     ("baseline", "4k", []),
     ("baseline", "4k", ["--bbml2"]),
     ("baseline", "16k", ["--tlb-evict=random"]),
+    ("baseline", "16k", ["--bbml2=abort"]),
     ("baseline", "64k", []),
     ("early_exit", "4k", ["--bbml2", "--tlb-evict=random"]),
     ("early_exit", "16k", []),

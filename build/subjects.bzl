@@ -214,8 +214,10 @@ _PROBE_ATTRS = {
     "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
 }
 
-def _probe_command(ctx, out):
-    """The probe's arguments, inputs and tools for ctx.file.src, writing out."""
+def _probe_command(ctx, out, map_dir = None):
+    """The probe's arguments, inputs and tools for ctx.file.src, writing out
+    (and into map_dir, a directory, the kernel headers the file includes
+    under another prefix: kernel_tree/probe.sh)."""
     cc = find_cpp_toolchain(ctx)
     contexts = [ctx.attr._dialect[CcInfo].compilation_context, ctx.attr._shim[CcInfo].compilation_context]
     flags = ["-DKC_GRANULE_KB=%d" % ctx.attr.granule_kb, "-Wall"] + SHIM_COPTS + WARNINGS_AS_ERRORS
@@ -229,6 +231,8 @@ def _probe_command(ctx, out):
         for d in c.system_includes.to_list():
             flags += ["-isystem", d]
     mode = ["--plugin"] if ctx.attr.plugin else []
+    if map_dir:
+        mode += ["--map-dir", map_dir.path]
     files = [ctx.file.src, ctx.file._extract]
     if ctx.file.header:
         mode += ["--header", ctx.file.header.path]
@@ -238,16 +242,27 @@ def _probe_command(ctx, out):
     return args, inputs, cc.all_files
 
 def _kernel_file_probe_impl(ctx):
-    args, inputs, tools = _probe_command(ctx, ctx.outputs.out)
+    map_dir = ctx.actions.declare_directory(ctx.label.name + "_include")
+    args, inputs, tools = _probe_command(ctx, ctx.outputs.out, map_dir)
     ctx.actions.run(
         executable = ctx.executable._probe,
         arguments = args,
         inputs = inputs,
         tools = tools,
-        outputs = [ctx.outputs.out],
+        outputs = [ctx.outputs.out, map_dir],
         mnemonic = "KernelFileProbe",
         progress_message = "Building %s on the kernel-tree shim (probe)" % ctx.file.src.short_path,
     )
+
+    # The unit's compile finds the headers the probe mapped (<peenux/mm.h>,
+    # <asm/p3s/pgtable.h>: one rule for any prefix) in map_dir.
+    return [
+        DefaultInfo(files = depset([ctx.outputs.out])),
+        CcInfo(compilation_context = cc_common.create_compilation_context(
+            headers = depset([map_dir]),
+            includes = depset([map_dir.path]),
+        )),
+    ]
 
 kernel_file_probe = rule(
     implementation = _kernel_file_probe_impl,
@@ -306,7 +321,7 @@ def kernel_file_library(name, src, granule_kb, plugin = False, backend = "native
                 KERNEL_WARNING_POLICY + (SEE_PLAIN_ACCESSES if backend in ["native", "sched"] else []) +
                 SUBJECT_COVERAGE_COPTS,
         linkopts = SUBJECT_COVERAGE_LINKOPTS,
-        deps = ["//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
+        deps = [name + "_probe", "//kernel_tree:shim", "//core:kernel_dialect"] + BACKENDS[backend].deps,
         alwayslink = True,
         tags = tags,
     )

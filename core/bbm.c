@@ -5,8 +5,7 @@
 #include <string.h>
 
 #include "core/access.h"
-
-extern int kc_bbml2_noabort;
+#include "core/cpu.h"
 
 void bbm_reset(struct harness_mm *m)
 {
@@ -14,12 +13,13 @@ void bbm_reset(struct harness_mm *m)
 		memset(m->bbm, 0, (size_t)m->ntables * m->ept * sizeof(*m->bbm));
 }
 
-/* What a translation is for BBM: its output address and its size. */
+/* What a translation is for BBM: its output address and its size (which
+ * either kind of BBML2 may change without the break). */
 static const char *differs(uint64_t cached, uint64_t v, unsigned shift)
 {
 	if (pm_pfn(cached, shift) != pm_pfn(v, shift))
 		return "output address";
-	if (pm_cont(cached) != pm_cont(v) && !kc_bbml2_noabort)
+	if (pm_cont(cached) != pm_cont(v) && kc_bbml2 == CPU_BBML2_NONE)
 		return "CONT bit (the translation's size)";
 	return NULL;
 }
@@ -55,7 +55,7 @@ bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violat
 		 "  break-before-make: make the entry invalid, complete a TLB invalidation\n"
 		 "  for it (TLBI + DSB), then write the new one%s.\n",
 		 pm_format(cached, shift).s, pm_format(v, shift).s,
-		 kc_bbml2_noabort ? "" : " (BBML2_NOABORT, --bbml2, would allow a change of CONT alone)");
+		 kc_bbml2 ? "" : " (a CPU with BBML2, --bbml2=noabort|abort, would allow a change of CONT alone)");
 	/* the store's place in the subject (core/finding.h): the storing
 	 * thread's, which is this one but for a store the engine's memory
 	 * model made visible later */

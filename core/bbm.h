@@ -10,8 +10,8 @@
  *   INV_DONE       invalid, and an invalidation covering it has completed
  * Storing a valid entry whose output address differs from the translation
  * a TLB may still hold (the current one if VALID, the one before the break
- * if INV_PENDING), or whose CONT bit differs unless BBML2_NOABORT
- * (kc_bbml2_noabort), is a bbm_violation. Only the translation matters:
+ * if INV_PENDING), or whose CONT bit differs unless the CPU has BBML2
+ * of either kind (kc_bbml2, core/cpu.h), is a bbm_violation. Only the translation matters:
  * AF, dirty and permission changes do not need the break.
  */
 #ifndef CORE_BBM_H

@@ -9,7 +9,7 @@
  * an entry goes through the access layer (core/access.h), so the same file
  * runs on real atomics, on AArch64 assembly or under the deterministic
  * scheduler without change. A build that needs other behaviour for a name
- * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT) before
+ * defined here sets its hook point (KC_TLB_FLUSH, KC_BBML2_NOABORT, KC_BBML2) before
  * including this header; no name is defined twice.
  *
  * Build-time knobs:
@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/access.h"
+#include "core/cpu.h"
 #include "core/mm_types.h"
 #include "core/pte.h"
 
@@ -71,16 +72,26 @@ typedef uint64_t pgprotval_t;
 #define __maybe_unused __attribute__((unused))
 #define EXPORT_SYMBOL(sym)
 #define EXPORT_SYMBOL_GPL(sym)
+/* The kernel's forms, evaluations included (a patch's side effects in an
+ * argument happen as often as in the kernel): the VM_* checks compile
+ * their condition without evaluating it (CONFIG_DEBUG_VM off,
+ * BUILD_BUG_ON_INVALID); min() and max() evaluate each argument once;
+ * ALIGN() and ALIGN_DOWN() evaluate the alignment more than once. */
 #define BUILD_BUG_ON(cond) _Static_assert(!(cond), #cond)
-#define VM_WARN_ON_ONCE(cond) ((void)(cond))
-#define VM_WARN_ON(cond) ((void)(cond))
+#define BUILD_BUG_ON_INVALID(e) ((void)sizeof((long)(e)))
+#define VM_WARN_ON_ONCE(cond) BUILD_BUG_ON_INVALID(cond)
+#define VM_WARN_ON(cond) BUILD_BUG_ON_INVALID(cond)
 #define WARN_ON_ONCE(cond) ({ int __c = !!(cond); __c; })
 #define WARN_ON(cond) WARN_ON_ONCE(cond)
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define max(a, b) ((a) > (b) ? (a) : (b))
+#define min(a, b)                                                              \
+	({ __typeof__(a) __kc_min_a = (a); __typeof__(b) __kc_min_b = (b);     \
+	   __kc_min_a < __kc_min_b ? __kc_min_a : __kc_min_b; })
+#define max(a, b)                                                              \
+	({ __typeof__(a) __kc_max_a = (a); __typeof__(b) __kc_max_b = (b);     \
+	   __kc_max_a > __kc_max_b ? __kc_max_a : __kc_max_b; })
 
-#define ALIGN_DOWN(x, a) ((x) & ~((__typeof__(x))(a) - 1))
 #define ALIGN(x, a) (((x) + ((__typeof__(x))(a) - 1)) & ~((__typeof__(x))(a) - 1))
+#define ALIGN_DOWN(x, a) ALIGN((x) - ((a) - 1), (a))
 /* Readers align down to the block's first entry once per scan: counting it
  * here gives the harness retries per read without a per-load cost (not in
  * ACCESS_BARE builds, which have no instruments). */
@@ -117,9 +128,10 @@ typedef uint64_t pgprotval_t;
 #define cmpxchg(ptr, o, n)                                                    \
 	({ acc_mb(); __typeof__(*(ptr)) __r = cmpxchg_relaxed(ptr, o, n); acc_mb(); __r; })
 #define try_cmpxchg_relaxed(ptr, po, n)                                       \
-	({ __typeof__(*(ptr)) __o = *(po);                                     \
+	({ __typeof__(po) __po = (po);                                         \
+	   __typeof__(*(ptr)) __o = *__po;                                     \
 	   __typeof__(*(ptr)) __r = cmpxchg_relaxed(ptr, __o, n);              \
-	   if (__r != __o) *(po) = __r; __r == __o; })
+	   if (__r != __o) *__po = __r; __r == __o; })
 #define xchg_relaxed(ptr, v)                                                  \
 	((__typeof__(*(ptr)))acc_xchg((uint64_t *)(ptr), (uint64_t)(v)))
 #define xchg(ptr, v)                                                          \
@@ -161,17 +173,27 @@ typedef struct { pgprotval_t pgprot; } pgprot_t;
 #define PTE_UFFD_WP PTE_BIT_UFFD_WP
 #define PTE_ADDR_MASK pm_addr_mask(PAGE_SHIFT)
 
+/*
+ * The helpers keep the kernel's forms: what asm/pgtable.h defines as a
+ * macro that evaluates its argument more than once is such a macro here
+ * too (pte_hw_dirty, pte_dirty, pte_valid_cont, pte_present), so code that
+ * passes an expression with a side effect (pte_dirty(__ptep_get(p++)))
+ * gets what it gets in the kernel; the others are functions of one
+ * evaluation, as the kernel's one-evaluation macros and static inlines.
+ */
 static inline bool pte_none(pte_t p) { return !pte_val(p); }
 static inline bool pte_valid(pte_t p) { return pm_valid(pte_val(p)); }
-static inline bool pte_present(pte_t p) { return pm_valid(pte_val(p)); }
+/* an entry made invalid but kept present (PROT_NONE): not in the model */
+static inline bool pte_present_invalid(pte_t p) { (void)p; return false; }
+#define pte_present(pte) (pte_valid(pte) || pte_present_invalid(pte))
 static inline bool pte_cont(pte_t p) { return pm_cont(pte_val(p)); }
-static inline bool pte_valid_cont(pte_t p) { return pm_valid_cont(pte_val(p)); }
+#define pte_valid_cont(pte) (pte_valid(pte) && pte_cont(pte))
 static inline bool pte_young(pte_t p) { return pm_young(pte_val(p)); }
 static inline bool pte_write(pte_t p) { return pm_write(pte_val(p)); }
 static inline bool pte_rdonly(pte_t p) { return pm_rdonly(pte_val(p)); }
-static inline bool pte_hw_dirty(pte_t p) { return pm_hw_dirty(pte_val(p)); }
+#define pte_hw_dirty(pte) (pte_write(pte) && !pte_rdonly(pte))
 static inline bool pte_sw_dirty(pte_t p) { return pm_sw_dirty(pte_val(p)); }
-static inline bool pte_dirty(pte_t p) { return pm_dirty(pte_val(p)); }
+#define pte_dirty(pte) (pte_sw_dirty(pte) || pte_hw_dirty(pte))
 static inline pte_t pte_mkyoung(pte_t p) { return __pte(pm_mkyoung(pte_val(p))); }
 static inline pte_t pte_mkold(pte_t p) { return __pte(pm_mkold(pte_val(p))); }
 static inline pte_t pte_mkdirty(pte_t p) { return __pte(pm_mkdirty(pte_val(p))); }
@@ -283,38 +305,47 @@ static inline void __set_pte(pte_t *ptep, pte_t pte)
 		     KC_IS_VMA(vma_or_mm), (start), (end), 0, (long)(a4), (long)(a5))
 #define flush_tlb_range(vma, start, end)                                       \
 	KC_TLB_FLUSH(flush_tlb_range, __func__, (vma)->vm_mm, 1, (start), (end), 0, -1, -1)
-#define flush_tlb_page(vma, addr)                                              \
-	KC_TLB_FLUSH(flush_tlb_page, __func__, (vma)->vm_mm, 1, (addr),         \
-		     (addr) + PAGE_SIZE, 0, -1, -1)
+/* The page flushes are the kernel's static inlines: each argument
+ * evaluated once. */
+#define KC_FLUSH_PAGE(name, mm, first_is_vma, addr, a6)                        \
+	({ unsigned long __kc_addr = (unsigned long)(addr);                    \
+	   KC_TLB_FLUSH(name, __func__, (mm), (first_is_vma), __kc_addr,       \
+			__kc_addr + PAGE_SIZE, 0, -1, (a6)); })
+#define flush_tlb_page(vma, addr) KC_FLUSH_PAGE(flush_tlb_page, (vma)->vm_mm, 1, (addr), -1)
 #define __flush_tlb_page_nosync(vma_or_mm, addr)                               \
-	KC_TLB_FLUSH(__flush_tlb_page_nosync, __func__, KC_MM_OF(vma_or_mm),    \
-		     KC_IS_VMA(vma_or_mm), (addr), (addr) + PAGE_SIZE, 0, -1, -1)
+	KC_FLUSH_PAGE(__flush_tlb_page_nosync, KC_MM_OF(vma_or_mm), KC_IS_VMA(vma_or_mm), (addr), -1)
 #define flush_tlb_page_nosync(vma, addr)                                       \
-	KC_TLB_FLUSH(flush_tlb_page_nosync, __func__, (vma)->vm_mm, 1, (addr),  \
-		     (addr) + PAGE_SIZE, 0, -1, -1)
+	KC_FLUSH_PAGE(flush_tlb_page_nosync, (vma)->vm_mm, 1, (addr), -1)
 #define __flush_tlb_page(vma, addr, flags)                                     \
-	KC_TLB_FLUSH(__flush_tlb_page, __func__, (vma)->vm_mm, 1, (addr),       \
-		     (addr) + PAGE_SIZE, 0, -1, (long)(flags))
+	KC_FLUSH_PAGE(__flush_tlb_page, (vma)->vm_mm, 1, (addr), (long)(flags))
 #define flush_tlb_mm(mm) KC_TLB_FLUSH(flush_tlb_mm, __func__, (mm), 0, 0, ~0UL, 0, -1, -1)
 /* The calling CPU's TLB only, for the block holding addr (the newest trees'
  * contpte_ptep_set_access_flags: a change that only grants more). */
 #define local_flush_tlb_contpte(vma, addr)                                     \
-	KC_TLB_FLUSH(local_flush_tlb_contpte, __func__, (vma)->vm_mm, 1,        \
-		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE),              \
-		     ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE) + CONT_PTE_SIZE, \
-		     PAGE_SIZE, -1, -1)
+	({ unsigned long __kc_start = ALIGN_DOWN((unsigned long)(addr), CONT_PTE_SIZE); \
+	   KC_TLB_FLUSH(local_flush_tlb_contpte, __func__, (vma)->vm_mm, 1,     \
+			__kc_start, __kc_start + CONT_PTE_SIZE, PAGE_SIZE, -1, -1); })
 /* The same for a range (a posting of that change). */
 #define local_flush_tlb_contpte_range(vma, start, end)                         \
 	KC_TLB_FLUSH(local_flush_tlb_contpte_range, __func__, (vma)->vm_mm, 1,  \
 		     (start), (end), PAGE_SIZE, -1, -1)
 
-/* Whether the modelled CPU has BBML2_NOABORT (the hammer's --bbml2). The
- * hook point KC_BBML2_NOABORT() lets the kernel-tree shim count the
+/* The modelled CPU's BBML2 (the hammer's --bbml2=noabort|abort, core/cpu.h):
+ * a BBML2_NOABORT CPU answers both questions yes, a BBML2 CPU that may
+ * raise a TLB conflict abort only the second. The hook points
+ * KC_BBML2_NOABORT() and KC_BBML2() let the kernel-tree shim count the
  * questions as well. */
 #ifndef KC_BBML2_NOABORT
-#define KC_BBML2_NOABORT() ((bool)kc_bbml2_noabort)
+#define KC_BBML2_NOABORT() (kc_bbml2 == CPU_BBML2_NOABORT)
+#endif
+#ifndef KC_BBML2
+#define KC_BBML2() (kc_bbml2 != CPU_BBML2_NONE)
 #endif
 #define system_supports_bbml2_noabort() KC_BBML2_NOABORT()
+/* the newest trees' name for the same question: FEAT_BBML3 is BBML2_NOABORT
+ * made architectural (no TLB conflict abort on a change of size) */
+#define system_supports_bbml3() KC_BBML2_NOABORT()
+#define system_supports_bbml2() KC_BBML2()
 
 /* ---- planted bugs (core/kernel/mutants.def) --------------------------- */
 enum kc_mutant_id {

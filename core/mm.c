@@ -21,8 +21,6 @@
 char rcu_tsan_gp_token;
 #endif
 
-int kc_bbml2_noabort;
-
 static size_t align_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
 /* The harness's own writes to a table page (zeroing a new one, poisoning

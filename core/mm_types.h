@@ -47,7 +47,5 @@ void kc_tlb_flush_nosync(struct mm_struct *mm, unsigned long start, unsigned lon
 void kc_tlb_flush_local(struct mm_struct *mm, unsigned long start, unsigned long end);
 /* dsb(): the barrier, and the completion of the thread's _nosync flushes. */
 void kc_dsb(void);
-/* Whether the modelled CPU has BBML2_NOABORT (fold/unfold skip the flush). */
-extern int kc_bbml2_noabort;
 
 #endif

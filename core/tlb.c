@@ -7,6 +7,7 @@
 
 #include "core/access.h"
 #include "core/bbm.h"
+#include "core/cpu.h"
 #include "core/finding.h"
 #include "core/hw.h"
 #include "core/mm.h"
@@ -136,6 +137,63 @@ static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, 
 	return v;
 }
 
+/* Two translations of table lt entry idx of different sizes (a CONT block
+ * and a page of it): what a TLB conflict abort is raised on. when: how the
+ * second met the first. */
+static void report_conflict(struct harness_mm *m, unsigned lt, unsigned idx, const char *when,
+			    const struct tlb_entry *a, uint64_t bpte, unsigned bfirst, unsigned bn,
+			    struct violation *out)
+{
+	unsigned shift = m->g->page_shift;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = VK_TLB_CONFLICT;
+	snprintf(out->summary, sizeof(out->summary),
+		 "tlb_conflict: %s two translations of table %u entry %u (entries %u-%u and %u-%u)",
+		 when, lt, idx, a->first, a->first + a->npages - 1, bfirst, bfirst + bn - 1);
+	snprintf(out->detail, sizeof(out->detail),
+		 "  cached:  %s (entries %u-%u)\n"
+		 "  and:     %s (entries %u-%u)\n"
+		 "  a CONT block and a page of it (or two blocks) at once: a TLB conflict\n"
+		 "  abort on arm64 unless the CPU has BBML2_NOABORT (--bbml2=%s here). The\n"
+		 "  entries changed size without a completed TLB invalidation in between.\n",
+		 pm_format(a->pte, shift).s, a->first, a->first + a->npages - 1,
+		 pm_format(bpte, shift).s, bfirst, bfirst + bn - 1, cpu_bbml2_names[kc_bbml2]);
+	/* which bug (core/finding.h): a hardware access, through what the
+	 * cached translation's writer left */
+	finding_set(out, "hw", a->by_fn, NULL);
+}
+
+/* A CPU with BBML2 that may abort (CPU_BBML2_ABORT) keeps translations of
+ * different sizes side by side (fill): a lookup of idx that matches two of
+ * them is the conflict abort. The older one is then dropped. */
+static bool lookup_conflict(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
+			    struct violation *out)
+{
+	struct tlb_entry *a = NULL;
+
+	for (unsigned i = 0; i < t->cap; i++) {
+		struct tlb_entry *b = &t->e[i];
+
+		if (!covers(b, lt, idx))
+			continue;
+		if (!a) {
+			a = b;
+			continue;
+		}
+		if (b->last_use < a->last_use) {
+			struct tlb_entry *newer = a;
+
+			a = b;
+			b = newer;
+		}
+		report_conflict(m, lt, idx, "a lookup matched", a, b->pte, b->first, b->npages, out);
+		a->used = false;
+		return true;
+	}
+	return false;
+}
+
 static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx, uint64_t pte,
 		 uint64_t gen, uint64_t seq, struct violation *out, bool *bad)
 {
@@ -156,22 +214,17 @@ static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
 		e = &t->e[i];
 		if (!overlaps(e, lt, first, n))
 			continue;
-		if ((e->first != first || e->npages != n) && !kc_bbml2_noabort && !*bad) {
-			/* a second translation of the same addresses, of another size */
-			out->kind = VK_TLB_CONFLICT;
-			snprintf(out->summary, sizeof(out->summary),
-				 "tlb_conflict: a TLB holds two translations of table %u entry %u (entries %u-%u and %u-%u)",
-				 lt, idx, e->first, e->first + e->npages - 1, first, first + n - 1);
-			snprintf(out->detail, sizeof(out->detail),
-				 "  cached:     %s (entries %u-%u)\n"
-				 "  just walked: %s (entries %u-%u)\n"
-				 "  a CONT block and a page of it (or two blocks) at once: a TLB conflict\n"
-				 "  abort on arm64 unless the CPU has BBML2_NOABORT. The entries changed\n"
-				 "  size without a completed TLB invalidation in between.\n",
-				 pm_format(e->pte, m->g->page_shift).s, e->first, e->first + e->npages - 1,
-				 pm_format(pte, m->g->page_shift).s, first, first + n - 1);
-			finding_set(out, "hw", e->by_fn, NULL);
-			*bad = true;
+		if (e->first != first || e->npages != n) {
+			/* a second translation of the same addresses, of another
+			 * size: without BBML2 the conflict is here; a BBML2 CPU
+			 * that may abort keeps both (lookup_conflict), a
+			 * BBML2_NOABORT one keeps the new one */
+			if (kc_bbml2 == CPU_BBML2_ABORT)
+				continue;
+			if (kc_bbml2 == CPU_BBML2_NONE && !*bad) {
+				report_conflict(m, lt, idx, "a TLB holds", e, pte, first, n, out);
+				*bad = true;
+			}
 		}
 		e->used = false;             /* the walk replaces it */
 	}
@@ -205,6 +258,10 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 
 	if (t && t->cap) {
 		lock(t);
+		if (kc_bbml2 == CPU_BBML2_ABORT && lookup_conflict(m, t, lt, idx, out)) {
+			unlock(t);
+			return TLB_BAD;
+		}
 		for (unsigned i = 0; i < t->cap; i++) {
 			struct tlb_entry *e = &t->e[i];
 

@@ -22,7 +22,10 @@
  * The checks:
  *   tlb_conflict      a TLB holds two translations of one address (a CONT
  *                     block and a page of it), which arm64 may abort on,
- *                     unless the CPU has BBML2_NOABORT (--bbml2);
+ *                     unless the CPU has BBML2_NOABORT (--bbml2=noabort):
+ *                     without BBML2 when the second is filled, on a BBML2
+ *                     CPU that may abort (--bbml2=abort) when a lookup
+ *                     matches both;
  *   stale_tlb_access  an access through a cached translation that grants
  *                     what the table no longer does (another output
  *                     address, an entry that is gone - its page freed -,
@@ -33,8 +36,8 @@
  *   bbm_violation     (core/bbm.h, on software's stores)
  *                     a valid entry's output address, size or CONT bit
  *                     changed without first making it invalid and
- *                     completing a TLB invalidation for it (BBML2_NOABORT
- *                     allows a change of the CONT bit alone).
+ *                     completing a TLB invalidation for it (BBML2 of
+ *                     either kind allows a change of the CONT bit alone).
  */
 #ifndef CORE_TLB_H
 #define CORE_TLB_H
@@ -138,7 +141,7 @@ void tlb_forget_pending(void);
  * and an access through it will be stale_tlb_access. */
 void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi);
 
-/* The harness's BBML2_NOABORT switch (kc_bbml2_noabort) decides what
+/* The modelled CPU's BBML2 kind (kc_bbml2, core/cpu.h) decides what
  * tlb_conflict and bbm_violation allow. */
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "core/access.h"
 #include "core/bbm.h"
+#include "core/cpu.h"
 #include "core/mm.h"
 #include "core/rcu.h"
 #include "core/tlb.h"
@@ -100,12 +101,14 @@ int main(void)
 	CHECK(tlb_access(&M, &t, 0, 1, 2, true, &v) == TLB_FAULT);
 
 	/* block 2: a page translation cached, then the block rewritten CONT
-	 * without a flush: a walk of another entry meets the page -> conflict,
-	 * unless BBML2_NOABORT */
-	for (int bbml2 = 0; bbml2 < 2; bbml2++) {
+	 * without a flush: without BBML2 a walk of another entry meets the
+	 * page -> conflict; BBML2_NOABORT keeps the block translation alone
+	 * (the page's entry then hits it); a BBML2 CPU that may abort keeps
+	 * both, and the lookup of the page's entry matches both -> conflict */
+	for (int bbml2 = CPU_BBML2_NONE; bbml2 <= CPU_BBML2_ABORT; bbml2++) {
 		uint64_t folio = hmm_fresh_folio(&M);
 
-		kc_bbml2_noabort = bbml2;
+		kc_bbml2 = bbml2;
 		map(2 * c, c / 2, folio, false);
 		map(2 * c + c / 2, c / 2, folio + c / 2, false);
 		CHECK(tlb_access(&M, &t, 0, 2, 1, false, &v) == TLB_WALKED);
@@ -115,10 +118,17 @@ int main(void)
 		v.kind = VK_NONE;
 		CHECK(tlb_access(&M, &t, 0, 2, 4, false, &v) == (bbml2 ? TLB_WALKED : TLB_BAD));
 		CHECK(v.kind == (bbml2 ? VK_NONE : VK_TLB_CONFLICT));
+		if (bbml2 == CPU_BBML2_NOABORT) {
+			CHECK(tlb_access(&M, &t, 0, 2, 1, false, &v) == TLB_HIT && v.kind == VK_NONE);
+		} else if (bbml2 == CPU_BBML2_ABORT) {
+			CHECK(tlb_access(&M, &t, 0, 2, 4, false, &v) == TLB_HIT);   /* the block alone */
+			CHECK(tlb_access(&M, &t, 0, 2, 1, false, &v) == TLB_BAD && v.kind == VK_TLB_CONFLICT);
+			CHECK(strstr(v.summary, "a lookup matched two translations") != NULL);
+		}
 		V->ep.ep_get_and_clear_full_ptes(&M.mm, addr(2 * c), (pte_t *)ent(2 * c), c, 0);
 		kc_tlb_flush(&M.mm, addr(2 * c), addr(3 * c));
 	}
-	kc_bbml2_noabort = 0;
+	kc_bbml2 = CPU_BBML2_NONE;
 
 	/* the monitor on entry 3c: valid -> another CONT bit without a break;
 	 * a break, then another page before the invalidation completes; after
@@ -131,10 +141,13 @@ int main(void)
 		CHECK(bbm_store(&M, gi, a, &v));                      /* from none, invalidated */
 		CHECK(bbm_store(&M, gi, a & ~PTE_BIT_AF, &v));        /* AF only: no break needed */
 		CHECK(!bbm_store(&M, gi, a | PTE_BIT_CONT, &v) && v.kind == VK_BBM);
-		kc_bbml2_noabort = 1;
+		kc_bbml2 = CPU_BBML2_NOABORT;
 		CHECK(bbm_store(&M, gi, a, &v));                      /* CONT alone: BBML2 allows */
 		CHECK(!bbm_store(&M, gi, b, &v) && v.kind == VK_BBM); /* not another address */
-		kc_bbml2_noabort = 0;
+		kc_bbml2 = CPU_BBML2_ABORT;                           /* either kind */
+		CHECK(bbm_store(&M, gi, b | PTE_BIT_CONT, &v));
+		CHECK(bbm_store(&M, gi, b, &v));
+		kc_bbml2 = CPU_BBML2_NONE;
 		CHECK(bbm_store(&M, gi, 0, &v));                      /* the break */
 		CHECK(!bbm_store(&M, gi, a | PTE_BIT_CONT, &v));      /* not invalidated yet */
 		CHECK(bbm_store(&M, gi, 0, &v));

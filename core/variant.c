@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
+
 #define MAX_VARIANTS 256
 static struct variant *registry[MAX_VARIANTS];
 static unsigned nregistry;
@@ -31,7 +33,10 @@ const struct variant *variant_at(unsigned i) { return i < nregistry ? registry[i
 
 int variant_describe(const struct variant *v, const char *prog)
 {
-	return v && v->describe ? v->describe(v, prog) : 0;
+	int rc = v && v->describe ? v->describe(v, prog) : 0;
+
+	/* every --cap answers a probe the subject asks (core/cpu.h) */
+	return rc ? rc : cpu_caps_check(prog);
 }
 
 int variant_describe_plugin(const struct variant *v, const char *prog)
@@ -49,5 +54,6 @@ int variant_describe_plugin(const struct variant *v, const char *prog)
 		fprintf(stderr, " %s", v->provided[i]);
 	fprintf(stderr, "\n%s: the project provides the other %u entry points (core/kernel/)\n",
 		prog, v->n_defaults);
+	cpu_caps_report(prog);
 	return 0;
 }

@@ -55,7 +55,8 @@ struct variant {
 };
 
 void variant_register(struct variant *v);
-/* v->describe, if it has one (0 otherwise). */
+/* v->describe, if it has one (0 otherwise); then every --cap must name a
+ * capability probe the subject asks (core/cpu.h), else 1. */
 int variant_describe(const struct variant *v, const char *prog);
 /* What a plug-in build says of itself: the entry points its file defines
  * and how many the project fills in. */

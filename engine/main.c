@@ -2,11 +2,12 @@
  * engine/main.c - the engine's command line (wrapped by tools/repro,
  * tools/explore, tools/script and the corpus replay test):
  *
- *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
+ *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect] [--cap NAME=0|1]
  *                 [--known=SIG,... | --known-file=FILE]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
- *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
+ *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2[=noabort|abort]]   (docs/tlb.md)
+ *                  [--cap NAME=0|1]...   (core/cpu.h)
  *                  [--no-shrink] [--subject=LINE] [--known=SIG,... | --known-file=FILE]
  *                  [--json=FILE]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
@@ -29,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cpu.h"
 #include "core/finding.h"
 #include "core/rng.h"
 #include "core/where.h"
@@ -82,8 +84,10 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
 		"                 [--known=KIND:OP:FUNCTION,... | --known-file=FILE]\n"
+		"                  [--cap=NAME=0|1]...\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
-		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
+		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2[=noabort|abort]]\n"
+		"                  [--cap=NAME=0|1]... (a capability probe the harness does not model)\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"                  [--no-shrink] (save violations as found) [--subject=LINE] (recorded\n"
 		"                  in saved scripts: tools/explore's plug-in file or tree)\n"
@@ -206,6 +210,7 @@ static int cmd_replay(int argc, char **argv)
 	bool timeline = false, check = false, quiet = false;
 	int memory = -1;         /* --memory: replay under another model */
 	int rc = 0, nfiles = 0;
+	char err[512];
 
 	for (int i = 0; i < argc; i++) {
 		const char *v;
@@ -224,11 +229,12 @@ static int cmd_replay(int argc, char **argv)
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
 		else if ((v = opt(argv[i], "--known")) || (v = opt(argv[i], "--known-file"))) {
-			char err[1024];
-
 			if (argv[i][7] == '=' ? finding_known_add(v, err, sizeof(err))
 					      : finding_known_file(v, err, sizeof(err)))
 				return fprintf(stderr, "%s replay: %s\n", prog, err), 2;
+		} else if ((v = opt(argv[i], "--cap"))) {
+			if (cpu_cap_option(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: %s\n", prog, err), 2;
 		} else if (argv[i][0] == '-')
 			return fprintf(stderr, "%s replay: unknown option %s\n", prog, argv[i]), usage();
 		else
@@ -368,7 +374,8 @@ static int cmd_explore(int argc, char **argv)
 	const char *json = NULL;      /* --json: the summary's file */
 	unsigned depth = 3;
 	enum mem_model memory = MEM_ARM;
-	bool no_shrink = false, bbml2 = false;
+	bool no_shrink = false;
+	int bbml2 = CPU_BBML2_NONE;
 	unsigned tlb = 0, tlb_evict = 0;
 	uint64_t runs = 0, seed = 1;
 	double seconds = 0;
@@ -391,7 +398,14 @@ static int cmd_explore(int argc, char **argv)
 		else if (!strcmp(argv[i], "--no-shrink"))
 			no_shrink = true;
 		else if (!strcmp(argv[i], "--bbml2"))
-			bbml2 = true;
+			bbml2 = CPU_BBML2_NOABORT;
+		else if ((v = opt(argv[i], "--bbml2"))) {
+			if ((bbml2 = cpu_bbml2_by_name(v)) <= CPU_BBML2_NONE)
+				return fprintf(stderr, "%s: --bbml2 takes noabort or abort\n", prog), 2;
+		} else if ((v = opt(argv[i], "--cap"))) {
+			if (cpu_cap_option(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: %s\n", prog, err), 2;
+		}
 		else if ((v = opt(argv[i], "--tlb-evict"))) {
 			if (strcmp(v, "lru") && strcmp(v, "random"))
 				return fprintf(stderr, "%s: --tlb-evict takes lru or random\n", prog), 2;
@@ -469,14 +483,14 @@ static int cmd_explore(int argc, char **argv)
 	x.memory = memory;
 	x.tlb = (uint8_t)tlb;
 	x.tlb_evict = (uint8_t)tlb_evict;
-	x.bbml2 = bbml2;
+	x.bbml2 = (uint8_t)bbml2;
 	x.pool = pool;
 	x.npool = npool;
 	char tlbs[64] = "TLB model off";
 
 	if (tlb)
 		snprintf(tlbs, sizeof(tlbs), "TLB %u entries%s%s", tlb, tlb_evict ? " (random eviction)" : "",
-			 bbml2 ? ", BBML2_NOABORT" : "");
+			 bbml2 == CPU_BBML2_NOABORT ? ", BBML2_NOABORT" : bbml2 ? ", BBML2 (may abort)" : "");
 	fprintf(stderr, "%s: %s%s on %s %uk, %s programs, memory model %s, %s, seed %llu\n", prog,
 		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
 		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory], tlbs,
@@ -489,6 +503,9 @@ static int cmd_explore(int argc, char **argv)
 	uint64_t known_total = finding_known_total();
 	FILE *mf;
 
+	free(pool);           /* the seed programs: the search is over (s is a copy) */
+	x.pool = NULL;
+	x.npool = 0;
 	if ((mf = open_memstream(&counts, &ncounts))) {
 		finding_json(mf);
 		fclose(mf);
@@ -537,6 +554,7 @@ static int cmd_explore(int argc, char **argv)
 	}
 	if (subject)
 		snprintf(s.subject, sizeof(s.subject), "%s", subject);
+	cpu_caps_given(s.caps, sizeof(s.caps));
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/oracle/history.h"
 #include "core/fault.h"
 #include "core/finding.h"
@@ -19,7 +20,6 @@
 #include "core/oracle/oracle.h"
 #include "core/rcu.h"
 
-extern int kc_bbml2_noabort;
 
 /* Read shapes and loads' reads-from pairs share the feature map: the salt
  * keeps a shape's hash apart from a pair's, but a shape can still land on a
@@ -482,6 +482,9 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 			 v->name, v->granule->name, s->granule_kb);
 		return r->status = RS_ERROR;
 	}
+	/* the answers of the probes the harness does not model (cap lines) */
+	if (s->caps[0] && cpu_caps_apply(s->caps, r->error, sizeof(r->error)))
+		return r->status = RS_ERROR;
 	memset(&R, 0, offsetof(struct run_state, probe));
 	R.s = s;
 	R.r = r;
@@ -495,7 +498,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 		wctx[t].failed = false;
 		atomic_store(&wctx[t].cur_op, 0);
 	}
-	kc_bbml2_noabort = o->bbml2 || s->bbml2;
+	kc_bbml2 = o->bbml2 ? o->bbml2 : s->bbml2;
 	plain_access_set_reporter(report_plain_access);
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = s->sched;

@@ -24,7 +24,7 @@ struct run_opts {
 	struct eng_policy policy;        /* kind ES_SCRIPT: the script's schedule */
 	bool record_events;              /* keep the full access trace (engine/sched.h) */
 	void (*feature)(uint32_t f);     /* interleaving coverage, or NULL */
-	bool bbml2;
+	uint8_t bbml2;                   /* enum cpu_bbml2; 0: the script's */
 	uint64_t step_limit;             /* 0: default */
 };
 

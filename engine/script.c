@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/violation.h"
 #include "engine/memory.h"
 
@@ -405,18 +406,21 @@ int script_walk(const uint8_t *buf, size_t len, enum script_mode mode, unsigned 
 		NEED(3, "TLB size, flags and entry count");
 		s->tlb = buf[o];
 		s->tlb_evict = buf[o + 1] & 1;
-		s->bbml2 = buf[o + 1] >> 1 & 1;
+		s->bbml2 = buf[o + 1] >> 1 & 3;   /* enum cpu_bbml2 */
 		s->ntlb_init = buf[o + 2];
 		if (lenient) {
 			size_t avail = (len - o - 3) / 4;
 
 			if (!s->tlb)
 				s->tlb_evict = 0;
+			if (s->bbml2 > CPU_BBML2_ABORT)
+				s->bbml2 = CPU_BBML2_ABORT;
 			s->ntlb_init = s->tlb ? in_range(s->ntlb_init, 0, SCRIPT_MAX_TLB_INIT) : 0;
 			if (s->ntlb_init > avail)
 				s->ntlb_init = (unsigned)avail;
-		} else if (buf[o + 1] & ~3u) {
-			return fail(err, o + 1, "TLB flags 0x%x (bit0 random eviction, bit1 bbml2)", buf[o + 1]);
+		} else if ((buf[o + 1] & ~7u) || s->bbml2 > CPU_BBML2_ABORT) {
+			return fail(err, o + 1, "TLB flags 0x%x (bit0 random eviction, bits 1-2 bbml2: 1 noabort, 2 abort)",
+				    buf[o + 1]);
 		} else if (!s->tlb && !s->bbml2) {
 			/* what the encoder writes as version 1 or 2: one script, one encoding */
 			return fail(err, o, "a TLB section with no TLB and no bbml2 (written as version 1 or 2)");
@@ -615,12 +619,18 @@ size_t script_print(const struct script *s, char *buf, size_t size)
 	put(&o, "variant %s\n", s->variant);
 	if (s->subject[0])
 		put(&o, "subject %s\n", s->subject);
+	for (const char *c = s->caps; *c; c += strspn(c, " ")) {
+		size_t l = strcspn(c, "=");
+
+		put(&o, "cap %.*s %c\n", (int)l, c, c[l + 1]);
+		c += strcspn(c, " ");
+	}
 	if (s->memory != MEM_SC)
 		put(&o, "memory %s\n", mem_model_names[s->memory]);
 	if (s->tlb)
 		put(&o, "tlb %u %s\n", s->tlb, s->tlb_evict ? "random" : "lru");
 	if (s->bbml2)
-		put(&o, "bbml2\n");
+		put(&o, "bbml2%s\n", s->bbml2 == CPU_BBML2_ABORT ? " abort" : "");
 	for (unsigned i = 0; i < s->ntlb_init; i++)
 		put(&o, "tlb_entry %u %u %u%s\n", s->tlb_init[i].thread, s->tlb_init[i].block,
 		    s->tlb_init[i].entry, s->tlb_init[i].flags & 1 ? " write" : "");
@@ -844,6 +854,18 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 				memcpy(s->subject + off, tok[i], l + 1);
 				off += l;
 			}
+		} else if (!strcmp(tok[0], "cap")) {
+			char one[CPU_CAP_NAME_MAX + 4], why[200];
+			size_t off = strlen(s->caps);
+
+			if (n != 3)
+				return fail(err, lineno, "cap takes a capability probe's NAME and 0 or 1");
+			snprintf(one, sizeof(one), "%s=%s", tok[1], tok[2]);
+			if (cpu_cap_valid(one, why, sizeof(why)))
+				return fail(err, lineno, "%s", why);
+			if (off + strlen(one) + 2 > sizeof(s->caps))
+				return fail(err, lineno, "cap lines longer than %d characters in all", SCRIPT_CAPS_MAX - 1);
+			snprintf(s->caps + off, sizeof(s->caps) - off, "%s%s", off ? " " : "", one);
 		} else if (!strcmp(tok[0], "tlb")) {
 			char *end;
 			unsigned long t = n >= 2 ? strtoul(tok[1], &end, 10) : 0;
@@ -867,9 +889,11 @@ int script_parse(const char *text, struct script *s, struct script_error *err)
 			s->tlb_init[s->ntlb_init].flags = n == 5;
 			s->ntlb_init++;
 		} else if (!strcmp(tok[0], "bbml2")) {
-			if (n != 1)
-				return fail(err, lineno, "bbml2 takes nothing");
-			s->bbml2 = true;
+			int kind = n == 1 ? CPU_BBML2_NOABORT : n == 2 ? cpu_bbml2_by_name(tok[1]) : -1;
+
+			if (kind <= CPU_BBML2_NONE)
+				return fail(err, lineno, "bbml2 takes nothing (BBML2_NOABORT), noabort or abort");
+			s->bbml2 = (uint8_t)kind;
 		} else if (!strcmp(tok[0], "memory")) {
 			enum mem_model mm;
 

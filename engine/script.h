@@ -30,6 +30,7 @@
 #define SCRIPT_MAX_CHOICES 8192
 #define SCRIPT_NAME_MAX 48
 #define SCRIPT_SUBJECT_MAX 1024
+#define SCRIPT_CAPS_MAX 256
 #define SCRIPT_INSTR_BYTES 5
 #define SCRIPT_MAX_BYTES (4 + 2 + 1 + SCRIPT_NAME_MAX + 1 + 2 * SCRIPT_MAX_BLOCKS + 1 + 1 + \
 			  SCRIPT_MAX_THREADS * (1 + SCRIPT_MAX_INSTRS * SCRIPT_INSTR_BYTES) + \
@@ -60,6 +61,9 @@ struct script {
 	/* text form only: what a plugin / kernel_tree variant was built from
 	 * (tools/explore writes it, tools/repro reads it), or "" */
 	char subject[SCRIPT_SUBJECT_MAX];
+	/* text form only: the answers of capability probes the harness does
+	 * not model (core/cpu.h), "NAME=0 NAME=1" (cap lines), or "" */
+	char caps[SCRIPT_CAPS_MAX];
 	unsigned nblocks;
 	struct { uint8_t shape, flags; } block[SCRIPT_MAX_BLOCKS];  /* flags as OPF_* of map */
 	uint8_t expect;                      /* 0 none; 1 clean; 2 + enum vkind */
@@ -69,9 +73,10 @@ struct script {
 	uint8_t memory;                      /* enum mem_model: sc, arm (engine/memory.h) */
 	/* (docs/script-format.md, docs/tlb.md) a TLB of tlb entries per
 	 * thread's hardware accesses (0: no TLB model), its eviction (enum
-	 * tlb_evict), and a CPU with BBML2_NOABORT; binary version 3 */
+	 * tlb_evict), and the CPU's BBML2 (enum cpu_bbml2, core/cpu.h: none,
+	 * BBML2_NOABORT, or BBML2 that may abort); binary version 3 */
 	uint8_t tlb, tlb_evict;
-	bool bbml2;
+	uint8_t bbml2;
 	/* the TLBs' contents at the start: thread's TLB holds the translation
 	 * a hardware access (flags bit0: a write) to entry of block caches,
 	 * walked after the blocks are made (tlb_entry lines) */

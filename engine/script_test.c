@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/rng.h"
 #include "engine/gen.h"
 #include "engine/script.h"
@@ -155,7 +156,7 @@ int main(void)
 
 			a.tlb = (uint8_t)(1 + rng_below(&rng, 255));
 			a.tlb_evict = (uint8_t)rng_below(&rng, 2);
-			a.bbml2 = rng_below(&rng, 2);
+			a.bbml2 = (uint8_t)rng_below(&rng, 3);
 			a.ntlb_init = rng_below(&rng, SCRIPT_MAX_TLB_INIT + 1);
 			for (unsigned k = 0; k < a.ntlb_init; k++) {
 				a.tlb_init[k].thread = (uint8_t)rng_below(&rng, a.nthreads);
@@ -235,20 +236,22 @@ int main(void)
 
 	/* the text form's TLB lines and the binary form's section: the same
 	 * script; and a version-2 script without them keeps its bytes */
-	snprintf(t, sizeof(t), "%stlb 4 random\nbbml2\ntlb_entry 0 0 3 write\ntlb_entry 1 0 15\n"
+	snprintf(t, sizeof(t), "%stlb 4\nbbml2 sometimes\nthread 0\n", hdr);
+	bad_text(t, 6, "noabort or abort");
+	snprintf(t, sizeof(t), "%stlb 4 random\nbbml2 abort\ntlb_entry 0 0 3 write\ntlb_entry 1 0 15\n"
 		 "thread 0\n  read 0 1\nthread 1\n  touch 0 3 write\nschedule 0 1x2\n", hdr);
 	{
 		struct script_error e;
 		size_t n;
 
 		CHECK(!script_parse(t, &a, &e), "TLB text: line %zu: %s", e.offset, e.reason);
-		CHECK(a.tlb == 4 && a.tlb_evict == 1 && a.bbml2 && a.ntlb_init == 2 &&
+		CHECK(a.tlb == 4 && a.tlb_evict == 1 && a.bbml2 == CPU_BBML2_ABORT && a.ntlb_init == 2 &&
 		      a.tlb_init[0].thread == 0 && a.tlb_init[0].entry == 3 && a.tlb_init[0].flags == 1 &&
 		      a.tlb_init[1].thread == 1 && a.tlb_init[1].entry == 15 && a.tlb_init[1].flags == 0,
 		      "TLB text read wrong");
 		n = script_encode(&a, bin);
 		CHECK(bin[4] == SCRIPT_VERSION_TLB, "TLB text encodes as version %u", bin[4]);
-		CHECK(!script_decode(bin, n, &b, &e) && b.tlb == 4 && b.tlb_evict == 1 && b.bbml2 &&
+		CHECK(!script_decode(bin, n, &b, &e) && b.tlb == 4 && b.tlb_evict == 1 && b.bbml2 == CPU_BBML2_ABORT &&
 		      b.ntlb_init == 2 && !memcmp(b.tlb_init, a.tlb_init, sizeof(a.tlb_init)),
 		      "TLB section does not decode to the same");
 		/* lenient: a version 3 section with fields out of range is repaired */

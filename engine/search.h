@@ -22,7 +22,7 @@ struct search {
 	unsigned depth;                  /* PCT's depth */
 	enum mem_model memory;           /* the programs' memory model (default sc) */
 	uint8_t tlb, tlb_evict;          /* the programs' TLB model (0: none; docs/tlb.md) */
-	bool bbml2;                      /* ... and BBML2_NOABORT */
+	uint8_t bbml2;                   /* ... and BBML2 (enum cpu_bbml2) */
 	const struct script *pool;       /* programs to draw from; NULL: random programs */
 	unsigned npool;
 	uint64_t rng;                    /* the stream */

@@ -1159,7 +1159,7 @@ static bool op_generate(struct mutator *m)
 	/* the machine stays the parent's: its TLB model (a campaign on the
 	 * TLB model starts from seeds with a tlb line) and BBML2 */
 	uint8_t tlb = m->w.tlb, evict = m->w.tlb_evict;
-	bool bbml2 = m->w.bbml2;
+	uint8_t bbml2 = m->w.bbml2;
 
 	gen_script(&m->other, m->granule_kb, m->target, &m->rng);
 	copy_script(&m->w, &m->other);

@@ -139,7 +139,9 @@ bool contpte_test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long
 	bool young = false;
 
 	for (; nr; nr--, ptep++, addr += PAGE_SIZE) {
-		if (pte_valid_cont(__ptep_get(ptep))) {
+		pte_t orig_pte = __ptep_get(ptep);   /* read once, as the wrapper did */
+
+		if (pte_valid_cont(orig_pte)) {
 			kt_count(KT_FN_contpte_ptep_test_and_clear_young);
 			young |= kt_file_contpte_ptep_test_and_clear_young(vma, addr, ptep);
 		} else {
@@ -164,7 +166,9 @@ bool contpte_clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long ad
 	bool young = false;
 
 	for (; nr; nr--, ptep++, addr += PAGE_SIZE) {
-		if (pte_valid_cont(__ptep_get(ptep))) {
+		pte_t orig_pte = __ptep_get(ptep);   /* read once, as the wrapper did */
+
+		if (pte_valid_cont(orig_pte)) {
 			kt_count(KT_FN_contpte_ptep_clear_flush_young);
 			young |= kt_file_contpte_ptep_clear_flush_young(vma, addr, ptep);
 		} else if (__ptep_test_and_clear_young(vma, addr, ptep)) {

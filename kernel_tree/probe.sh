@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kernel_tree/probe.sh [--plugin] [--header HDR] CC NM SRC OUT [COMPILER FLAGS...]
+# kernel_tree/probe.sh [--plugin] [--header HDR] [--map-dir DIR] CC NM SRC OUT [COMPILER FLAGS...]
 #
 # Build SRC on the kernel-tree shim as it is, find out what it defines with
 # nm, and write OUT: the translation unit that kernel_file_library
@@ -21,6 +21,21 @@
 # the shim lacks (the compiler's error limit is lifted, so the list is
 # complete) and the compiler's own message.
 #
+# Kernel headers under another prefix: a file that includes <X/name.h>,
+# which the shim lacks, where the shim has <linux/name.h> or <asm/name.h>
+# (a vendor's <peenux/mm.h>, <asm/p3s/pgtable.h>), gets every shim header
+# under X/ too, generated into DIR (--map-dir; the build adds it to the
+# unit's include path): one rule, whatever the prefix. The start-up report
+# names the headers read so.
+#
+# Capability probes the harness does not model: a call of an undeclared
+# system_supports_*(), system_uses_*() or system_has_*(), or of
+# kt_cpucap_<CAP>() (what the shim makes of cpus_have_*cap(CAP) and its
+# kin for a CAP it does not answer), is defined as kt_cap_ask (false unless
+# --cap CAP=1, counted; kernel_tree/report.c) and registered by name with
+# core/cpu.h, so the start-up report names it. A probe never refuses the
+# tree.
+#
 # With --header, HDR is the tree's arch/arm64/include/asm/pgtable.h: the
 # definitions the harness drives or the file uses are cut out of it by
 # kernel_tree/extract_header.py (libclang) and placed before the file, their
@@ -29,15 +44,16 @@
 # ...) over them. The header's calls into the file's functions are counted
 # like the harness's.
 set -uo pipefail
-plugin=0 header=""
+plugin=0 header="" mapdir=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --plugin) plugin=1; shift ;;
     --header) header=$2; shift 2 ;;
+    --map-dir) mapdir=$2; shift 2 ;;
     *) break ;;
   esac
 done
-[[ $# -ge 4 ]] || { echo "usage: $0 [--plugin] [--header HDR] CC NM SRC OUT [FLAGS...]" >&2; exit 2; }
+[[ $# -ge 4 ]] || { echo "usage: $0 [--plugin] [--header HDR] [--map-dir DIR] CC NM SRC OUT [FLAGS...]" >&2; exit 2; }
 cc=$1 nm=$2 src=$3 out=$4
 shift 4
 # contpte_align_down, mm_is_user: static in the file since v6.9, from
@@ -50,6 +66,9 @@ what=kernel-tree
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+[[ -n "$mapdir" ]] || mapdir=$tmp/map
+mkdir -p "$mapdir" || exit 1
+shim_include=kernel_tree/shim/include
 
 # Unresolved merge-conflict markers (git's: seven '<' or '>' at the start
 # of a line, then a space or the end of the line) in the file or the
@@ -118,10 +137,47 @@ else
   for part in renames decls defs undefs names; do : > "$hdr.$part"; done
 fi
 
+# Kernel headers under another prefix (above): for a missing <X/REST>
+# where the shim has linux/REST or asm/REST and X is neither of those
+# folders, every header of those two folders under X/ in the map
+# directory. Prints the prefixes it added.
+map_prefixes() {  # LOG
+  local h x rest f
+  while read -r h; do
+    x=$h
+    while [[ "$x" == */* ]]; do
+      rest=${h#"${x%/*}"/} x=${x%/*}
+      [[ "$x" == linux || "$x" == asm || -e "$mapdir/$x" ]] && continue
+      if [[ -f "$shim_include/linux/$rest" || -f "$shim_include/asm/$rest" ]]; then
+        mkdir -p "$mapdir/$x"
+        for f in "$shim_include"/linux/*.h "$shim_include"/asm/*.h; do
+          printf '%s\n' "/* <$x/${f##*/}>: a kernel header under another prefix, read as the" \
+            " * shim's (kernel_tree/probe.sh); generated, do not edit. */" \
+            '#include "kernel_tree/shim/kt_shim.h"' > "$mapdir/$x/${f##*/}"
+        done
+        echo "$x"
+        break
+      fi
+    done
+  done < <(missing "$1" | sed -n 's/^header <\(.*\)>$/\1/p')
+}
+
+# Capability probes the harness does not model (above), in the order met:
+# each an undeclared probe call in LOG not in caps yet. Prints them.
+new_probes() {  # LOG
+  missing "$1" | sed -nE 's/^function (system_(supports|uses|has)_[A-Za-z0-9_]+|kt_cpucap_[A-Za-z0-9_]+)$/\1/p' |
+    while read -r p; do [[ " ${caps[*]} " == *" $p "* ]] || echo "$p"; done
+}
+caps=()
+
 # The unit from the shim to the file, for the file's functions $1...:
 # renamed kt_file_<name>, and as seen from the header's part counted too.
 unit_head() {
+  local i
   echo '#include "kernel_tree/shim/kt_shim.h"'
+  for i in "${!caps[@]}"; do
+    echo "#define ${caps[$i]}() kt_cap_ask($i, \"${caps[$i]#kt_cpucap_}\")"
+  done
   for name in "$@"; do echo "#define $name kt_file_$name"; echo "#define KT_RENAMED_$name 1"; done
   cat "$hdr.renames" "$hdr.decls"
   for name in "$@"; do
@@ -138,14 +194,14 @@ unit_head() {
 }
 
 provide=() keep=()
-for attempt in 0 1 2 3; do
+for attempt in 0 1 2 3 4 5 6 7; do
   renamed=()
   for name in $known; do
     [[ " ${keep[*]} " == *" $name "* ]] || renamed+=("$name")
   done
   unit_head "${renamed[@]}" > "$tmp/probe.c"
-  if "$cc" "$@" "${policy[@]}" "$all_errors" "${provide[@]/#/-DKT_SHIM_PROVIDE_}" -c "$tmp/probe.c" -o "$tmp/probe.o" \
-       > "$tmp/log" 2>&1; then
+  if "$cc" "$@" -I "$mapdir" "${policy[@]}" "$all_errors" "${provide[@]/#/-DKT_SHIM_PROVIDE_}" -MD -MF "$tmp/deps" \
+       -c "$tmp/probe.c" -o "$tmp/probe.o" > "$tmp/log" 2>&1; then
     ok=1
     break
   fi
@@ -163,6 +219,11 @@ for attempt in 0 1 2 3; do
       keep+=("$name")
       added=1
     fi
+  done
+  [[ -n "$(map_prefixes "$tmp/log")" ]] && added=1
+  for name in $(new_probes "$tmp/log"); do
+    caps+=("$name")
+    added=1
   done
   [[ $added -eq 1 ]] || break
 done
@@ -209,6 +270,20 @@ if [[ $ok -ne 1 ]]; then
   exit 1
 fi
 
+# What the report names beside the functions (kernel_tree/report.h): the
+# headers read through the map directory (the compiler's own list of the
+# files it read), and the probes the harness does not model, registered
+# with core/cpu.h before main so that --cap can name them.
+unit_tail() {
+  local mapped
+  mapped=$(tr ' \\' '\n\n' < "$tmp/deps" | sed -n "s|^$mapdir/\(.*\)|<\1>|p" | awk '!seen[$0]++' | paste -sd ' ' -)
+  echo "const char kt_mapped_headers[] = \"$mapped\";"
+  echo "static void __attribute__((constructor)) kt_caps_register(void)"
+  echo "{"
+  echo "	cpu_caps_asked(\"$(printf '%s\n' "${caps[@]}" | sed 's/^kt_cpucap_//' | paste -sd ' ' -)\");"
+  echo "}"
+}
+
 if [[ $plugin -eq 1 ]]; then
   # A plug-in replaces the project's functions by name: nothing to rename,
   # no glue; the report's record of what the probe settled is all it adds.
@@ -216,11 +291,11 @@ if [[ $plugin -eq 1 ]]; then
     echo "/* Generated by kernel_tree/probe.sh --plugin from $src: the plug-in"
     echo " * file as built on the kernel-tree shim. Do not edit. */"
     for name in "${provide[@]}"; do echo "#define KT_SHIM_PROVIDE_$name 1"; done
-    echo '#include "kernel_tree/shim/kt_shim.h"'
-    echo "#include \"$src\""
+    unit_head
     echo "const struct kt_tree_info kt_tree_info = {"
     echo "	.source = \"$src\", .defined = \"\", .shim_provided = \"${provide[*]}\", .header = \"\", .header_taken = \"\", .header_adapted = \"\","
     echo "};"
+    unit_tail
   } > "$out"
   exit 0
 fi
@@ -248,4 +323,5 @@ defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   for name in $defined; do echo "#undef $name"; done
   cat "$hdr.undefs"
   echo '#include "kernel_tree/glue.h"'
+  unit_tail
 } > "$out"

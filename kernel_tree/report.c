@@ -1,6 +1,7 @@
 /*
  * kernel_tree/report.c - the kernel-tree build's side of the run: call
- * counts of the file's functions, the flush log, the BBML2 question, and
+ * counts of the file's functions, the flush log, the BBML2 questions and
+ * the capability probes the harness does not model, and
  * the report a reviewer reads (which of the file's functions ran, which
  * entry points the project filled in, what the file flushed).
  */
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/variant.h"
 #include "kernel_tree/report.h"
 
@@ -101,7 +103,9 @@ static _Atomic uint64_t flush_seq;
 static struct flush_rec flush_log[FLUSH_LOG_MAX];
 static unsigned flush_log_len = 8;          /* KT_FLUSH_LOG=N changes it */
 static unsigned page_shift = 12;            /* the run's granule, for page counts */
-static _Atomic uint64_t bbml2_asked;
+static _Atomic uint64_t bbml2_noabort_asked, bbml2_asked;
+static _Atomic uint64_t cap_asked[KT_CAPS_MAX];
+static const char *_Atomic cap_name[KT_CAPS_MAX];
 /* distinct callers per flush function, with counts */
 #define MAX_CALLERS 16
 static pthread_mutex_t caller_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -146,8 +150,23 @@ void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int
 
 bool kt_bbml2_noabort(void)
 {
+	atomic_fetch_add_explicit(&bbml2_noabort_asked, 1, memory_order_relaxed);
+	return kc_bbml2 == CPU_BBML2_NOABORT;
+}
+
+bool kt_bbml2(void)
+{
 	atomic_fetch_add_explicit(&bbml2_asked, 1, memory_order_relaxed);
-	return kc_bbml2_noabort;
+	return kc_bbml2 != CPU_BBML2_NONE;
+}
+
+bool kt_cap_ask(unsigned i, const char *name)
+{
+	if (i < KT_CAPS_MAX) {
+		atomic_store_explicit(&cap_name[i], name, memory_order_relaxed);
+		atomic_fetch_add_explicit(&cap_asked[i], 1, memory_order_relaxed);
+	}
+	return cpu_cap_value(name);
 }
 
 /* The last two arguments of a six-argument flush, in the meaning they had. */
@@ -288,8 +307,16 @@ static void report_end(void)
 				as_in_file(r->caller), flush_names[r->fn], r->first_is_vma ? "vma" : "mm", r->start,
 				r->end, (r->end - r->start) >> page_shift, extra);
 	}
-	fprintf(stderr, "kernel-tree: system_supports_bbml2_noabort() asked %llu times (--bbml2 %s)\n",
-		(unsigned long long)atomic_load(&bbml2_asked), kc_bbml2_noabort ? "on" : "off");
+	fprintf(stderr, "kernel-tree: system_supports_bbml2_noabort() asked %llu times, system_supports_bbml2() "
+		"%llu times (--bbml2=%s)\n", (unsigned long long)atomic_load(&bbml2_noabort_asked),
+		(unsigned long long)atomic_load(&bbml2_asked), cpu_bbml2_names[kc_bbml2]);
+	for (unsigned i = 0; i < KT_CAPS_MAX; i++) {
+		const char *name = atomic_load_explicit(&cap_name[i], memory_order_relaxed);
+
+		if (name)
+			fprintf(stderr, "kernel-tree: %s asked %llu times (--cap=%s=%d)\n", name,
+				(unsigned long long)atomic_load(&cap_asked[i]), name, cpu_cap_value(name));
+	}
 }
 
 /* The entry points asm/pgtable.h holds (core/kernel/entry_points.def's
@@ -445,6 +472,10 @@ int kt_report_describe(const struct variant *v)
 	if (*kt_tree_info.shim_provided)
 		fprintf(stderr, "kernel-tree: the file expects from a header (the shim provides): %s\n",
 			kt_tree_info.shim_provided);
+	if (*kt_mapped_headers)
+		fprintf(stderr, "kernel-tree: kernel headers included under another prefix, read as the shim's "
+			"<linux/...> and <asm/...>: %s\n", kt_mapped_headers);
+	cpu_caps_report("kernel-tree");
 	report_header(v);
 	report_warnings();
 	atexit(report_end);

@@ -2,7 +2,8 @@
  * kernel_tree/report.h - what a kernel tree's contpte.c, built on the shim
  * (kernel_tree/shim/), reports to the harness: calls into each of its
  * functions (counted per thread, summed at exit), the TLB flushes it asked
- * for with their arguments, and how often it asked for BBML2_NOABORT.
+ * for with their arguments, and how often it asked about BBML2 and the
+ * capability probes the harness does not model.
  * kernel_tree/report.c keeps the records and prints them.
  *
  * The harness side: no kernel types here (the shim's kernel_tree/shim/
@@ -82,8 +83,16 @@ enum kt_flush_fn {
 void kt_flush(enum kt_flush_fn fn, const char *caller, struct mm_struct *mm, int first_is_vma,
 	      unsigned long start, unsigned long end, unsigned long stride, long a5, long a6);
 
-/* system_supports_bbml2_noabort() for the file: --bbml2, and counted. */
+/* system_supports_bbml2_noabort() and system_supports_bbml2() for the
+ * file: --bbml2=noabort|abort (core/cpu.h), and counted. */
 bool kt_bbml2_noabort(void);
+bool kt_bbml2(void);
+
+/* A capability probe the harness does not model, the unit's i-th
+ * (kernel_tree/probe.sh defines each as a call of this): its --cap answer,
+ * false by default, and counted. */
+#define KT_CAPS_MAX 16
+bool kt_cap_ask(unsigned i, const char *name);
 
 /* What the probe found in the file (defined by kernel_tree/glue.h, or for a
  * plug-in file by the unit kernel_tree/probe.sh --plugin writes). */
@@ -97,6 +106,10 @@ struct kt_tree_info {
 	const char *warnings;       /* the compiler's warnings, one a line (NULL or "": none) */
 };
 extern const struct kt_tree_info kt_tree_info;
+/* The headers the file includes under a prefix the shim has no folder
+ * for (<peenux/mm.h>, <asm/p3s/pgtable.h>), mapped to the shim by the
+ * probe, space-separated ("" if none); defined by the probe's unit. */
+extern const char kt_mapped_headers[];
 
 /* The kernel tree's report: which of the file's functions run, which the
  * project fills in, and at exit the calls and flushes. A kernel tree's

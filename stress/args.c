@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "stress/driver.h"
+#include "core/cpu.h"
 #include "core/finding.h"
 #include "core/ops.h"
 #include "core/tlb.h"
@@ -53,7 +54,15 @@ static const char usage[] =
 "                     only widens a race when the OS preempts there: measured\n"
 "                     slower than the delays even oversubscribed; 0 = never,\n"
 "                     the default)\n"
-"  --bbml2            model a CPU with BBML2_NOABORT (fold/unfold skip the flush)\n"
+"  --bbml2[=KIND]     model a CPU with BBML2: noabort (the default: BBML2_NOABORT,\n"
+"                     never a TLB conflict abort; both system_supports_bbml2()\n"
+"                     and system_supports_bbml2_noabort() true) or abort (only\n"
+"                     system_supports_bbml2() true; a TLB lookup that matches\n"
+"                     two translations of one address is a tlb_conflict)\n"
+"  --cap=NAME=0|1     the answer of a capability probe the harness does not\n"
+"                     model (a system_supports_*() or an ARM64_* capability:\n"
+"                     the start-up report names those the code asks); false\n"
+"                     by default; repeatable\n"
 "  --tlb=N            a TLB of N entries (1..256) per hardware agent, with the\n"
 "                     checks of docs/tlb.md (stale_tlb_access, tlb_conflict,\n"
 "                     bbm_violation); 0 (the default): no TLB model\n"
@@ -151,16 +160,24 @@ const char *stress_caller_dir(void)
 }
 
 /* A path the user gave, relative to where they ran the command (absolute,
- * so that the reproducer's command line means the same from anywhere). */
-const char *stress_caller_path(const char *p)
+ * so that the reproducer's command line means the same from anywhere);
+ * always a copy, which the caller frees. */
+char *stress_caller_path(const char *p)
 {
 	char *out;
 
-	if (p[0] == '/')
-		return p;
-	if (asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0)
-		return p;
+	if (p[0] == '/' ? !(out = strdup(p)) : asprintf(&out, "%s/%s", stress_caller_dir(), p) < 0) {
+		fprintf(stderr, "hammer: out of memory\n");
+		exit(2);
+	}
 	return out;
+}
+
+void stress_cfg_release(struct stress_cfg *cfg)
+{
+	free(cfg->report_dir);
+	free(cfg->json_path);
+	cfg->report_dir = cfg->json_path = NULL;
 }
 
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
@@ -186,8 +203,11 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 	cfg->progress = -1;
 	/* reproducers: bazel test's output folder, or a folder of the caller's
 	 * (made when the first violation is written) */
-	cfg->report_dir = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-	if (!cfg->report_dir || !*cfg->report_dir) {
+	const char *outputs = getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+
+	if (outputs && *outputs) {
+		cfg->report_dir = stress_caller_path(outputs);
+	} else {
 		cfg->report_dir = stress_caller_path("hammer-reproducers");
 		cfg->report_dir_create = true;
 	}
@@ -318,8 +338,15 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			else
 				return bad("--tlb-evict wants lru or random, got '%s'%s", val, "");
 		} else if (!strcmp(key, "--bbml2")) {
-			NO_VALUE();
-			cfg->bbml2 = true;
+			cfg->bbml2 = val ? cpu_bbml2_by_name(val) : CPU_BBML2_NOABORT;
+			if (cfg->bbml2 <= CPU_BBML2_NONE)
+				return bad("--bbml2 takes noabort or abort, got '%s'%s", val, "");
+		} else if (!strcmp(key, "--cap")) {
+			char why[256];
+
+			NEEDS_VALUE();
+			if (cpu_cap_option(val, why, sizeof(why)))
+				return bad("%s%s", why, "");
 		} else if (!strcmp(key, "--expect")) {
 			NEEDS_VALUE();
 			char buf[256], *save, *tok;
@@ -355,19 +382,24 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			cfg->progress = 0;
 		} else if (!strcmp(key, "--report-dir")) {
 			NEEDS_VALUE();
-			const char *dir = stress_caller_path(val);
+			char *dir = stress_caller_path(val);
 			struct stat st;
 
-			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK))
-				return bad("--report-dir '%s' is not a writable directory%s", dir, "");
+			if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
+				rc = bad("--report-dir '%s' is not a writable directory%s", dir, "");
+				free(dir);
+				return rc;
+			}
+			free(cfg->report_dir);
 			cfg->report_dir = dir;
 			cfg->report_dir_create = false;
 		} else if (!strcmp(key, "--json")) {
 			NEEDS_VALUE();
+			free(cfg->json_path);
 			cfg->json_path = stress_caller_path(val);
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
-				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --tlb --tlb-evict "
+				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --cap --tlb --tlb-evict "
 				   "--expect --keep-going --known --known-file --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}

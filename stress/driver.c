@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/cpu.h"
 #include "core/finding.h"
 #include "core/hw.h"
 #include "core/mm.h"
@@ -467,6 +468,10 @@ static void summary(FILE *f, double elapsed, const char *result)
 			(unsigned long long)atomic_load(&M.tlb_nosync),
 			(unsigned long long)atomic_load(&M.tlb_nosync_done));
 	}
+	char cpu[1024];
+
+	cpu_json_format(cpu, sizeof(cpu));   /* the modelled CPU: BBML2, unmodelled probes */
+	fprintf(f, " \"cpu\": {%s},\n", cpu);
 	fprintf(f, " \"faulting_devices\": %u, \"fault_accesses\": %llu, \"fault_fixups\": %llu,\n",
 		C->faulters, (unsigned long long)atomic_load(&W.fault_accesses),
 		(unsigned long long)atomic_load(&W.fault_fixups));
@@ -665,7 +670,7 @@ int stress_run(const struct stress_cfg *cfg)
 	readers_cpu_s = 0;
 	locked_reads = 0;
 	g_signal = 0;
-	kc_bbml2_noabort = cfg->bbml2;
+	kc_bbml2 = cfg->bbml2;
 	plain_access_set_reporter(report_plain_access);
 	if (hmm_create(&M, cfg->variant, cfg->tables, cfg->blocks, err, sizeof(err))) {
 		fprintf(stderr, "hammer: %s\n", err);

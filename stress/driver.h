@@ -34,13 +34,13 @@ struct stress_cfg {
 	unsigned expect;             /* mask of 1 << enum vkind; 0: expect a clean run */
 	const char *expect_text;     /* as given, e.g. "dirty_lost|young_lost" */
 	bool keep_going;
-	bool bbml2;
+	int bbml2;                  /* enum cpu_bbml2 (core/cpu.h) */
 	unsigned tlb;                /* TLB entries per hardware agent (0: no TLB model) */
 	int tlb_evict;               /* enum tlb_evict */
 	int progress;                /* 1 on, 0 off, -1 = if stderr is a tty */
-	const char *report_dir;      /* where to write the reproducer, or NULL */
+	char *report_dir;            /* where to write the reproducer, or NULL */
 	bool report_dir_create;      /* the default folder: made on first use */
-	const char *json_path;       /* summary JSON file, or NULL for stdout */
+	char *json_path;             /* summary JSON file, or NULL for stdout */
 	const char *cmdline;         /* the reproducer's command, less --seed */
 };
 
@@ -51,7 +51,9 @@ int stress_run(const struct stress_cfg *cfg);
 /* Parse argv into cfg (hammer's flags); returns 0, or 2 with a message on
  * stderr for bad usage, or 3 for --help/--list (printed, exit 0). */
 int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg);
+/* What stress_parse_args allocated in cfg (its paths), freed. */
+void stress_cfg_release(struct stress_cfg *cfg);
 const char *stress_caller_dir(void);
-const char *stress_caller_path(const char *p);
+char *stress_caller_path(const char *p);
 
 #endif

@@ -71,10 +71,10 @@ int main(int argc, char **argv)
 	static struct buf cmd;
 	int rc = stress_parse_args(argc, argv, &cfg);
 
-	if (rc == 3)
-		return 0;
-	if (rc)
-		return rc;
+	if (rc) {
+		stress_cfg_release(&cfg);
+		return rc == 3 ? 0 : rc;
+	}
 	put_program(&cmd, argv[0]);
 	if (!getenv("HAMMER_REPRO_CMD"))
 		for (int i = 1; i < argc; i++) {
@@ -82,22 +82,26 @@ int main(int argc, char **argv)
 			if (!strncmp(argv[i], "--seed=", 7))
 				continue;
 			if (!strncmp(argv[i], "--json=", 7) || !strncmp(argv[i], "--report-dir=", 13)) {
-				char *eq = strchr(argv[i], '='), *w;
+				char *eq = strchr(argv[i], '='), *w, *path = stress_caller_path(eq + 1);
 
-				if (asprintf(&w, "%.*s=%s", (int)(eq - argv[i]), argv[i],
-					     stress_caller_path(eq + 1)) >= 0) {
+				if (asprintf(&w, "%.*s=%s", (int)(eq - argv[i]), argv[i], path) >= 0) {
 					put_word(&cmd, w);
 					free(w);
 				}
+				free(path);
 				continue;
 			}
 			put_word(&cmd, argv[i]);
 		}
 	cfg.cmdline = cmd.s;
-	if (variant_describe(cfg.variant, "hammer"))
+	if (variant_describe(cfg.variant, "hammer")) {
+		stress_cfg_release(&cfg);
 		return 2;
+	}
 	fprintf(stderr, "hammer: variant %s, reader %s, granule %s, %u readers / %u writers / %u hw / %u faulting, %.1fs, seed %llu\n",
 		cfg.variant->name, cfg.reader_name, cfg.variant->granule->name,
 		cfg.readers, cfg.writers, cfg.hw, cfg.faulters, cfg.seconds, (unsigned long long)cfg.seed);
-	return stress_run(&cfg);
+	rc = stress_run(&cfg);
+	stress_cfg_release(&cfg);
+	return rc;
 }

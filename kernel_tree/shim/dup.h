@@ -43,13 +43,11 @@ typedef struct { pteval_t pud; } pud_t;
 #define PUD_MASK (~(PUD_SIZE - 1))
 
 /* ---- asm/pgtable.h: what the kernel keeps beside the arch wrappers ---- */
-/* End of the contiguous block holding addr, or end if that comes first. */
-static inline unsigned long pte_cont_addr_end(unsigned long addr, unsigned long end)
-{
-	unsigned long boundary = (addr + CONT_PTE_SIZE) & CONT_PTE_MASK;
-
-	return boundary - 1 < end - 1 ? boundary : end;
-}
+/* End of the contiguous block holding addr, or end if that comes first
+ * (a macro, end evaluated twice, as the kernel's). */
+#define pte_cont_addr_end(addr, end)                                           \
+	({ unsigned long __boundary = ((addr) + CONT_PTE_SIZE) & CONT_PTE_MASK; \
+	   (__boundary - 1 < (end) - 1) ? __boundary : (end); })
 
 /* The barriers after a store to a valid kernel entry (asm/pgtable.h keeps
  * them out of line of lazy MMU mode; the harness has no lazy mode, so they
@@ -76,11 +74,6 @@ static inline int __ptep_set_access_flags_anysz(struct vm_area_struct *vma, unsi
 	BUG_ON(pgsize != PAGE_SIZE);
 	return __ptep_set_access_flags(vma, address, ptep, entry, dirty);
 }
-
-/* ---- asm/cpufeature.h: an earlier name of the BBML2 question ----------- */
-/* A posting of the BBML2 series asked system_supports_bbml2(); the merged
- * code asks system_supports_bbml2_noabort(). Both are the one --bbml2. */
-#define system_supports_bbml2() system_supports_bbml2_noabort()
 
 /* ---- helpers older trees expected from a header ------------------------ */
 #ifdef KT_SHIM_PROVIDE_contpte_align_down

@@ -9,8 +9,13 @@
  *     (kernel_tree/report.c) and then counted as the harness's own flush;
  *   - TLBF_* flags, carrying a marker bit by which the log tells a flags
  *     word (newer trees) from a TLB level (older trees);
- *   - BBML2_NOABORT: kcompat.h's hook point KC_BBML2_NOABORT, the hammer's
- *     --bbml2 switch with each question counted;
+ *   - BBML2: kcompat.h's hook points KC_BBML2_NOABORT and KC_BBML2, the
+ *     hammer's --bbml2=noabort|abort with each question counted;
+ *   - the CPU capability probes by number (cpus_have_cap(ARM64_...) and
+ *     its kin): each asks kt_cpucap_<CAP>(); BBML2_NOABORT and BBML3 (the
+ *     same) are the ones the harness models, every other the probe
+ *     (kernel_tree/probe.sh) defines as a probe the harness does not
+ *     model (false unless --cap);
  *   - pages and folios, answered from the harness's folio model, and
  *     init_mm (defined in kernel_tree/shim/hooks.c).
  *
@@ -42,10 +47,26 @@
 	kt_flush(KT_FLUSH_ID_##name, (caller), (mm), (first_is_vma), (start), (end), \
 		 (stride), (a5), (a6))
 
-/* ---- asm/cpufeature.h: BBML2_NOABORT, counted, wired to --bbml2 ------- */
+/* ---- asm/cpufeature.h: BBML2, counted, wired to --bbml2 ---------------- */
 #define KC_BBML2_NOABORT() kt_bbml2_noabort()
+#define KC_BBML2() kt_bbml2()
 
 #include "core/kcompat.h"
+
+/* ---- asm/cpufeature.h, asm/alternative-macros.h: probes by number ------ */
+/* The capability's name is pasted, never evaluated: a file that asks about
+ * ARM64_HAS_FOO gets kt_cpucap_ARM64_HAS_FOO(), which the probe defines
+ * when the shim does not (a compile error naming it tells it which). */
+#define KT_CPUCAP(cap) kt_cpucap_##cap()
+#define cpus_have_cap(cap) KT_CPUCAP(cap)
+#define cpus_have_const_cap(cap) KT_CPUCAP(cap)
+#define cpus_have_final_cap(cap) KT_CPUCAP(cap)
+#define cpus_have_final_boot_cap(cap) KT_CPUCAP(cap)
+#define this_cpu_has_cap(cap) KT_CPUCAP(cap)
+#define alternative_has_cap_likely(cap) KT_CPUCAP(cap)
+#define alternative_has_cap_unlikely(cap) KT_CPUCAP(cap)
+#define kt_cpucap_ARM64_HAS_BBML2_NOABORT() system_supports_bbml2_noabort()
+#define kt_cpucap_ARM64_HAS_BBML3() system_supports_bbml2_noabort()
 
 #define TLBF_NONE        (KT_TLBF_MARK)
 #define TLBF_NOWALKCACHE (KT_TLBF_MARK | 0x1)

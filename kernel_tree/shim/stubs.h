@@ -8,9 +8,9 @@
 #ifndef KERNEL_TREE_SHIM_STUBS_H
 #define KERNEL_TREE_SHIM_STUBS_H
 
-/* ---- linux/mmdebug.h: CONFIG_DEBUG_VM off --------------------------- */
-#define VM_BUG_ON(cond) ((void)(cond))
-#define VM_WARN_ON_ONCE_FOLIO(cond, folio) ((void)(folio), (void)(cond))
+/* ---- linux/mmdebug.h: CONFIG_DEBUG_VM off: compiled, not evaluated ---- */
+#define VM_BUG_ON(cond) BUILD_BUG_ON_INVALID(cond)
+#define VM_WARN_ON_ONCE_FOLIO(cond, folio) BUILD_BUG_ON_INVALID(cond)
 
 /* ---- linux/init.h, linux/kconfig.h ---------------------------------- */
 #define __init
@@ -21,12 +21,15 @@
 #define __check_racy_pte_update(mm, ptep, pte) ((void)(mm), (void)(ptep), (void)(pte))
 #define __check_safe_pte_update(mm, ptep, pte) ((void)(mm), (void)(ptep), (void)(pte))
 #define __sync_cache_and_tags(pte, nr) ((void)(pte), (void)(nr))
-#define page_table_check_pte_clear(...) ((void)0)
-#define page_table_check_ptes_set(...) ((void)0)
-#define page_table_check_pmd_clear(...) ((void)0)
-#define page_table_check_pud_clear(...) ((void)0)
-#define page_table_check_pmds_set(...) ((void)0)
-#define page_table_check_puds_set(...) ((void)0)
+/* empty static inlines in the kernel: each argument evaluated once, and
+ * their lists differ between generations */
+static inline void kt_args_unused(int none, ...) { (void)none; }
+#define page_table_check_pte_clear(...) kt_args_unused(0, __VA_ARGS__)
+#define page_table_check_ptes_set(...) kt_args_unused(0, __VA_ARGS__)
+#define page_table_check_pmd_clear(...) kt_args_unused(0, __VA_ARGS__)
+#define page_table_check_pud_clear(...) kt_args_unused(0, __VA_ARGS__)
+#define page_table_check_pmds_set(...) kt_args_unused(0, __VA_ARGS__)
+#define page_table_check_puds_set(...) kt_args_unused(0, __VA_ARGS__)
 /* ---- linux/efi.h: the EFI runtime mm is never the harness's ----------- */
 static inline bool mm_is_efi(struct mm_struct *mm) { (void)mm; return false; }
 
