@@ -100,9 +100,12 @@ struct seg_header {
 };
 
 /* A table's lock, alone on its cache line: writers on different tables
- * would otherwise bounce one line on every lock and unlock. */
+ * would otherwise bounce one line on every lock and unlock. exiting: set
+ * (under the lock) while a teardown op tears the table down as exit_mmap
+ * would; no lockless read of the table begins then (hmm_exiting). */
 struct hmm_ptl {
 	_Alignas(64) pthread_mutex_t lock;
+	_Atomic int exiting;
 };
 
 struct tlb;
@@ -187,6 +190,15 @@ static inline struct slot_hdr *hmm_slot_of(const struct harness_mm *m, const voi
 
 	*idx = (unsigned)((off & (((size_t)1 << m->slot_shift) - 1)) / sizeof(uint64_t));
 	return &m->slots[off >> m->slot_shift];
+}
+
+/* Is table lt being torn down as at process exit (core/ops.c, teardown)?
+ * Asked inside an RCU read-side section by whoever would begin a lockless
+ * walk of it: the teardown sets the flag and waits for a grace period, so
+ * a walk either saw the flag or ended before the teardown's first store. */
+static inline bool hmm_exiting(const struct harness_mm *m, unsigned lt)
+{
+	return atomic_load_explicit(&m->ptl[lt].exiting, memory_order_acquire);
 }
 
 /* A folio never mapped before: its CONT-aligned base pfn. */

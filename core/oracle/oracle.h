@@ -54,7 +54,9 @@ struct read_obs {
 
 /* One judged read, shared by the stress driver's reader threads and the
  * engine's READ steps:
- *   ptep = probe_open(...)     window start, rcu_read_lock, table, P
+ *   ptep = probe_open(...)     window start, rcu_read_lock, table, P; NULL
+ *                              (no read: nothing to close) for a lockless
+ *                              read of a table being torn down (hmm_exiting)
  *   R = reader(ptep)           the variant's ptep_get[_lockless]
  *   probe_close(..., R)        Q, window end, rcu_read_unlock
  *   probe_judge(...)           property 5, then properties 1-3 (out is
@@ -134,6 +136,8 @@ struct op_check {
 	bool has_ret;
 	uint64_t ret;                /* what the entry point returned */
 	uint64_t want;               /* map: entry s as asked; access_flags: the request */
+	uint64_t rets[MAX_CONT_PTES]; /* teardown: what the call that cleared entry j
+				       * returned (0: none, or no return) */
 	int arg;                     /* access_flags: its dirty argument */
 	uint64_t k0[OP_MAX_BLOCKS], k1[OP_MAX_BLOCKS];   /* the op's records: [k0, k1) */
 	uint64_t he0[OP_MAX_BLOCKS], hb0[OP_MAX_BLOCKS];

@@ -25,6 +25,11 @@ uint64_t *probe_open(struct harness_mm *m, struct probe *p, unsigned lt, unsigne
 	o->e0 = atomic_load_explicit(&h->hw_end, memory_order_acquire);
 	o->b0 = atomic_load_explicit(&h->hw_begin, memory_order_acquire);
 	rcu_read_lock();
+	if (!locked && hmm_exiting(m, lt)) {
+		/* the process is gone: no lockless walk of its tables begins */
+		rcu_read_unlock();
+		return NULL;
+	}
 	p->slot = rcu_dereference(m->tables[lt]);
 	TSAN_RCU_CONSUME(p->slot);
 	p->gen = atomic_load(&p->slot->gen);
