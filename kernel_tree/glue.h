@@ -263,6 +263,45 @@ KT_HDR_ENTRY(pte_t, get_and_clear_full_ptes, (struct mm_struct *mm, unsigned lon
 KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsigned long addr,
 					      pte_t *ptep), (vma, addr, ptep))
 #endif
+#if defined(KT_HDR_HAS_test_and_clear_young_ptes)
+KT_HDR_ENTRY(int, test_and_clear_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
+					      pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
+#elif defined(KT_HDR_HAS_ptep_test_and_clear_young)
+#define KT_HDR_ADAPTED_TCY "test_and_clear_young_ptes: page by page through the tree's ptep_test_and_clear_young; "
+/* Before the batched call, MGLRU's walk asked page by page. */
+int test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
+			      unsigned int nr)
+{
+	int young = 0;
+
+	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
+		young |= kt_hdr_ptep_test_and_clear_young(vma, addr, ptep);
+	return young;
+}
+#endif
+#ifdef KT_HDR_HAS_ptep_clear_flush_young
+KT_HDR_ENTRY(int, ptep_clear_flush_young, (struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep), (vma, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_set_wrprotect
+KT_HDR_ENTRY(void, ptep_set_wrprotect, (struct mm_struct *mm, unsigned long addr, pte_t *ptep),
+	     (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_get_and_clear
+KT_HDR_ENTRY(pte_t, ptep_get_and_clear, (struct mm_struct *mm, unsigned long addr, pte_t *ptep),
+	     (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_get_and_clear_full
+KT_HDR_ENTRY(pte_t, ptep_get_and_clear_full, (struct mm_struct *mm, unsigned long addr,
+					      pte_t *ptep, int full), (mm, addr, ptep, full))
+#endif
+#ifdef KT_HDR_HAS_clear_full_ptes
+KT_HDR_ENTRY(void, clear_full_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				     unsigned int nr, int full), (mm, addr, ptep, nr, full))
+#endif
+#ifdef KT_HDR_HAS_pte_batch_hint
+KT_HDR_ENTRY(unsigned int, pte_batch_hint, (pte_t *ptep, pte_t pte), (ptep, pte))
+#endif
 #if defined(KT_HDR_HAS_clear_flush_young_ptes)
 KT_HDR_ENTRY(int, clear_flush_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
 					   pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
@@ -346,6 +385,9 @@ KT_HDR_ENTRY(void, __clear_young_dirty_ptes, (struct vm_area_struct *vma, unsign
 #ifndef KT_HDR_ADAPTED_WRP
 #define KT_HDR_ADAPTED_WRP ""
 #endif
+#ifndef KT_HDR_ADAPTED_TCY
+#define KT_HDR_ADAPTED_TCY ""
+#endif
 
 /* ---- what the probe found, for the report ------------------------------ */
 const struct kt_tree_info kt_tree_info = {
@@ -354,7 +396,9 @@ const struct kt_tree_info kt_tree_info = {
 	.shim_provided = KT_SHIM_PROVIDED,
 	.header = KT_HEADER,
 	.header_taken = KT_HDR_TAKEN,
-	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP,
+	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP KT_HDR_ADAPTED_TCY,
+	.header_untaken = KT_HDR_UNTAKEN,
+	.header_owned = KT_HDR_OWNED,
 	.warnings = KT_WARNINGS,
 };
 
