@@ -86,5 +86,5 @@ READERS = ["lockless", "locked", "early-exit", "locked-early-exit"]
 # remap, partial unmap, wrprotect, table moves) that stresses consistency.
 MIXES = {
     "all": "all",
-    "churn": "map,fold,unfold,unmap,wrprotect,retire",
+    "churn": "map,fold,unfold,unmap,wrprotect,retire,teardown,get_and_clear",
 }
