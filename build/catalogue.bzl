@@ -76,7 +76,7 @@ MUTANTS = [
     struct(name = "clear_full_no_unfold", base = "baseline", expect = "mixed_block", tree_patch = "mut_clear_full_no_unfold", what = "contpte_clear_full_ptes clears its range without unfolding the blocks it only partly covers"),
     struct(name = "teardown_no_gather", base = "baseline", expect = "wrong_return", tree_patch = "mut_teardown_no_gather", what = "get_and_clear_full_ptes with full set returns the first entry as cleared, without the access and dirty state of the others (a dirty folio freed unwritten at process exit)"),
     struct(name = "get_and_clear_stale", base = "baseline", expect = "wrong_return", tree_patch = "mut_get_and_clear_stale", what = "ptep_get_and_clear returns the entry as read before the unfold, without the block's gathered access and dirty state"),
-    struct(name = "unfold_per_entry", base = "baseline", expect = "cont_mismatch|tlb_conflict", args = ["--tlb=8"], tree_patch = "mut_unfold_per_entry", what = "unfold breaks, flushes and rewrites one entry at a time: the block holds CONT and non-CONT entries while walkers may use it (no BBML2_NOABORT)"),
+    struct(name = "unfold_per_entry", base = "baseline", expect = "cont_mismatch|tlb_conflict|wrong_return", args = ["--tlb=8"], tree_patch = "mut_unfold_per_entry", what = "unfold breaks, flushes and rewrites one entry at a time: the block holds CONT and non-CONT entries while walkers may use it (no BBML2_NOABORT)"),
     struct(name = "publish_no_wmb", base = "baseline", expect = "use_after_free|torn_mapping", memory = "arm", what = "a new page table published without smp_wmb: a walker may find it before its clearing and entries are visible"),
 ]
 

@@ -263,21 +263,24 @@ KT_HDR_ENTRY(pte_t, get_and_clear_full_ptes, (struct mm_struct *mm, unsigned lon
 KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsigned long addr,
 					      pte_t *ptep), (vma, addr, ptep))
 #endif
+/* A batched aging call over the header's older single-page one, as core-mm
+ * asked before the batched call existed: page by page. */
+#define KT_HDR_YOUNG_PER_PAGE(batched, single)                                  \
+	int batched(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,  \
+		    unsigned int nr)                                              \
+	{                                                                         \
+		int young = 0;                                                    \
+										  \
+		for (; nr; nr--, ptep++, addr += PAGE_SIZE)                       \
+			young |= kt_hdr_##single(vma, addr, ptep);                \
+		return young;                                                     \
+	}
 #if defined(KT_HDR_HAS_test_and_clear_young_ptes)
 KT_HDR_ENTRY(int, test_and_clear_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
 					      pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
 #elif defined(KT_HDR_HAS_ptep_test_and_clear_young)
 #define KT_HDR_ADAPTED_TCY "test_and_clear_young_ptes: page by page through the tree's ptep_test_and_clear_young; "
-/* Before the batched call, MGLRU's walk asked page by page. */
-int test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
-			      unsigned int nr)
-{
-	int young = 0;
-
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		young |= kt_hdr_ptep_test_and_clear_young(vma, addr, ptep);
-	return young;
-}
+KT_HDR_YOUNG_PER_PAGE(test_and_clear_young_ptes, ptep_test_and_clear_young)
 #endif
 #ifdef KT_HDR_HAS_ptep_clear_flush_young
 KT_HDR_ENTRY(int, ptep_clear_flush_young, (struct vm_area_struct *vma, unsigned long addr,
@@ -307,16 +310,7 @@ KT_HDR_ENTRY(int, clear_flush_young_ptes, (struct vm_area_struct *vma, unsigned 
 					   pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
 #elif defined(KT_HDR_HAS_ptep_clear_flush_young)
 #define KT_HDR_ADAPTED_CFY "clear_flush_young_ptes: page by page through the tree's ptep_clear_flush_young; "
-/* Before batching, core-mm asked page by page. */
-int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
-			   unsigned int nr)
-{
-	int young = 0;
-
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		young |= kt_hdr_ptep_clear_flush_young(vma, addr, ptep);
-	return young;
-}
+KT_HDR_YOUNG_PER_PAGE(clear_flush_young_ptes, ptep_clear_flush_young)
 #endif
 #if defined(KT_HDR_HAS_wrprotect_ptes)
 KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
@@ -379,6 +373,7 @@ KT_HDR_ENTRY(void, __clear_young_dirty_ptes, (struct vm_area_struct *vma, unsign
 	     (vma, addr, ptep, nr, flags))
 #endif
 #undef KT_HDR_ENTRY
+#undef KT_HDR_YOUNG_PER_PAGE
 #ifndef KT_HDR_ADAPTED_CFY
 #define KT_HDR_ADAPTED_CFY ""
 #endif
