@@ -258,26 +258,21 @@ static bool pick_any_range(const uint64_t *e, unsigned cont, uint64_t *rng, stru
 	return true;
 }
 
-static unsigned gen_unmap_flags(uint64_t *rng)
-{
-	return rng_below(rng, 4) ? 0 : OPF_CLEAR;
-}
-
-static bool pick_unmap(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
-{
-	a->flags = gen_unmap_flags(rng);
-	return pick_any_range(e, cont, rng, a);
-}
 
 static int run_unmap(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
-	if (flags & OPF_CLEAR) {
-		c->m->v->ep.ep_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0);
-	} else {
-		c->k->ret = c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0).pte;
-		c->k->has_ret = true;
-	}
+	c->k->ret = c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0).pte;
+	c->k->has_ret = true;
 	/* core-mm's mmu_gather: flush, then free the pages */
+	caller_flush(c, n, "unmap_no_flush");
+	return 1;
+}
+
+/* The same zap for a caller that needs no old value (an anonymous folio):
+ * clear_full_ptes, full=0 */
+static int run_unmap_clear(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
+{
+	c->m->v->ep.ep_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0);
 	caller_flush(c, n, "unmap_no_flush");
 	return 1;
 }
@@ -343,9 +338,11 @@ static unsigned zap_batch(struct op_ctx *c, unsigned i, unsigned end, uint64_t v
 }
 
 /* zap_pte_range over [s, s + n) with full (process teardown): every present
- * entry, a folio's batch at a time (OPF_CLEAR: without its old value, as
- * for an anonymous folio), or one entry at a time (OPF_SINGLE, as before
- * batching). What each call returned is kept for the postcondition. */
+ * entry, a folio's batch at a time or one entry at a time (OPF_SINGLE, as
+ * before batching), with its old value (get_and_clear_full_ptes,
+ * ptep_get_and_clear_full) or without (OPF_CLEAR, as for an anonymous
+ * folio: clear_full_ptes). What each call returned is kept for the
+ * postcondition. */
 static void zap_range(struct op_ctx *c, unsigned s, unsigned n, unsigned flags, int full)
 {
 	const struct variant *vr = c->m->v;
@@ -358,15 +355,14 @@ static void zap_range(struct op_ctx *c, unsigned s, unsigned n, unsigned flags, 
 		nr = 1;
 		if (!pm_valid(v))
 			continue;
-		if (flags & OPF_SINGLE) {
-			ret = vr->ep.ep_ptep_get_and_clear_full(&c->m->mm, addr, PTEP(c->e + i), full).pte;
-		} else {
+		if (!(flags & OPF_SINGLE))
 			nr = zap_batch(c, i, s + n, v);
-			if (flags & OPF_CLEAR)
-				vr->ep.ep_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full);
-			else
-				ret = vr->ep.ep_get_and_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full).pte;
-		}
+		if (flags & OPF_CLEAR)
+			vr->ep.ep_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full);
+		else if (flags & OPF_SINGLE)
+			ret = vr->ep.ep_ptep_get_and_clear_full(&c->m->mm, addr, PTEP(c->e + i), full).pte;
+		else
+			ret = vr->ep.ep_get_and_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full).pte;
 		for (unsigned j = i; j < i + nr; j++)
 			c->k->rets[j] = ret;
 		c->k->ret = merge_bits(c->k->ret, ret);
@@ -389,9 +385,9 @@ static int run_teardown(struct op_ctx *c, unsigned s, unsigned n, unsigned flags
 
 static unsigned gen_teardown_flags(uint64_t *rng)
 {
-	unsigned r = rng_below(rng, 3);
+	unsigned f = rng_below(rng, 3) ? 0 : OPF_CLEAR;   /* one draw at a time, in order */
 
-	return r == 0 ? 0 : r == 1 ? OPF_CLEAR : OPF_SINGLE;
+	return f | (rng_below(rng, 3) ? 0 : OPF_SINGLE);
 }
 
 static bool pick_teardown(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
@@ -661,7 +657,7 @@ static bool post_unmap(const struct op_check *k, struct violation *out)
 		if (op_e1(k, k->b, j))
 			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
 					 "entry %u of the unmapped range is not none after the unmap", j);
-	if (!k->has_ret)             /* clear_full_ptes: no old value asked for */
+	if (!k->has_ret)             /* unmap_clear: no old value asked for */
 		return post_kept_outside(k, k->s, k->s + k->n, out);
 	/* every entry the op cleared had at least the bits it had before the
 	 * op when it was cleared (only hardware ran, and it only adds) */
@@ -887,13 +883,9 @@ static const struct op_word clear_young_dirty_words[] = {
 	{ "dirty", OPF_DIRTY, OPF_DIRTY },
 	{ NULL, 0, 0 },
 };
-static const struct op_word unmap_words[] = {
-	{ "clear", OPF_CLEAR, OPF_CLEAR },
-	{ NULL, 0, 0 },
-};
 static const struct op_word teardown_words[] = {
-	{ "clear", OPF_CLEAR | OPF_SINGLE, OPF_CLEAR },
-	{ "single", OPF_CLEAR | OPF_SINGLE, OPF_SINGLE },
+	{ "clear", OPF_CLEAR, OPF_CLEAR },
+	{ "single", OPF_SINGLE, OPF_SINGLE },
 	{ NULL, 0, 0 },
 };
 static const struct op_word get_and_clear_words[] = {
@@ -927,9 +919,8 @@ const struct op_desc op_desc[OP_COUNT] = {
 	},
 	[OP_UNMAP] = {
 		.name = "unmap", .weight = 3, .shape = OP_SHAPE_RANGE,
-		.flags = OPF_CLEAR, .words = unmap_words,
 		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
-		.pick = pick_unmap, .gen_flags = gen_unmap_flags, .run = run_unmap,
+		.pick = pick_any_range, .run = run_unmap,
 		.post = post_unmap,
 	},
 	[OP_YOUNG] = {
@@ -989,6 +980,12 @@ const struct op_desc op_desc[OP_COUNT] = {
 		.consumes = CONSUMES_YOUNG,
 		.pick = pick_valid_run, .run = run_young_ptes,
 		.post = post_young,
+	},
+	[OP_UNMAP_CLEAR] = {
+		.name = "unmap_clear", .weight = 1, .shape = OP_SHAPE_RANGE,
+		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
+		.pick = pick_any_range, .run = run_unmap_clear,
+		.post = post_unmap,
 	},
 };
 
