@@ -117,7 +117,7 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 
 		/* core-mm: vmf->orig_pte = ptep_get_lockless(), then the PTL */
 		rcu_read_lock();
-		if (hmm_exiting(m, lt)) {
+		if (hmm_exit_seq(m, lt) & 1) {
 			/* the process is gone: its fault is not served */
 			rcu_read_unlock();
 			return 0;

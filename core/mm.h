@@ -100,12 +100,12 @@ struct seg_header {
 };
 
 /* A table's lock, alone on its cache line: writers on different tables
- * would otherwise bounce one line on every lock and unlock. exiting: set
- * (under the lock) while a teardown op tears the table down as exit_mmap
- * would; no lockless read of the table begins then (hmm_exiting). */
+ * would otherwise bounce one line on every lock and unlock. exit_seq: odd
+ * while a teardown op (under the lock) tears the table down as exit_mmap
+ * would (hmm_exit_seq). */
 struct hmm_ptl {
 	_Alignas(64) pthread_mutex_t lock;
-	_Atomic int exiting;
+	_Atomic uint32_t exit_seq;
 };
 
 struct tlb;
@@ -192,13 +192,15 @@ static inline struct slot_hdr *hmm_slot_of(const struct harness_mm *m, const voi
 	return &m->slots[off >> m->slot_shift];
 }
 
-/* Is table lt being torn down as at process exit (core/ops.c, teardown)?
- * Asked inside an RCU read-side section by whoever would begin a lockless
- * walk of it: the teardown sets the flag and waits for a grace period, so
- * a walk either saw the flag or ended before the teardown's first store. */
-static inline bool hmm_exiting(const struct harness_mm *m, unsigned lt)
+/* Table lt's teardown count (core/ops.c, teardown): odd while the table is
+ * torn down as at process exit. No lockless walk of an exiting mm's tables
+ * exists in the kernel: a lockless read does not begin while it is odd,
+ * and one during which it changed overlapped a teardown and is not judged
+ * (core/oracle/window.c; a seqcount: the teardown bumps it, with a full
+ * fence, before its first store and after its last). */
+static inline uint32_t hmm_exit_seq(const struct harness_mm *m, unsigned lt)
 {
-	return atomic_load_explicit(&m->ptl[lt].exiting, memory_order_acquire);
+	return atomic_load_explicit(&m->ptl[lt].exit_seq, memory_order_acquire);
 }
 
 /* A folio never mapped before: its CONT-aligned base pfn. */

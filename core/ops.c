@@ -296,18 +296,19 @@ static uint64_t merge_bits(uint64_t a, uint64_t b)
  * fault path needs a thread of the process (or a device whose fault
  * handler takes a reference the mm no longer gives). Hardware keeps its
  * TLBs and may still walk. The zap holds the PTL like any writer, so reclaim
- * and migration (rmap walkers, under the PTL) wait for it. The table is
- * marked exiting, then a grace period lets every lockless read that began
- * before the mark end (docs/contract.md, "Process teardown"). */
+ * and migration (rmap walkers, under the PTL) wait for it. The table's
+ * teardown count is odd meanwhile: no lockless read of it begins, and one
+ * in flight is not judged (hmm_exit_seq; docs/contract.md, "Process
+ * teardown"). */
 static void exit_begin(struct op_ctx *c)
 {
-	atomic_store_explicit(&c->m->ptl[c->lt].exiting, 1, memory_order_seq_cst);
-	synchronize_rcu();
+	atomic_fetch_add_explicit(&c->m->ptl[c->lt].exit_seq, 1, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
 }
 
 static void exit_end(struct op_ctx *c)
 {
-	atomic_store_explicit(&c->m->ptl[c->lt].exiting, 0, memory_order_release);
+	atomic_fetch_add_explicit(&c->m->ptl[c->lt].exit_seq, 1, memory_order_release);
 }
 
 /* What folio_pte_batch compares: the mapping with the pfn, and with the

@@ -56,10 +56,12 @@ struct read_obs {
  * engine's READ steps:
  *   ptep = probe_open(...)     window start, rcu_read_lock, table, P; NULL
  *                              (no read: nothing to close) for a lockless
- *                              read of a table being torn down (hmm_exiting)
+ *                              read of a table being torn down (hmm_exit_seq)
  *   R = reader(ptep)           the variant's ptep_get[_lockless]
  *   probe_close(..., R)        Q, window end, rcu_read_unlock
- *   probe_judge(...)           property 5, then properties 1-3 (out is
+ *   probe_judge(...)           property 5, then (unless a teardown of the
+ *                              table overlapped a lockless read: none)
+ *                              properties 1-3 (out is
  *                              cleared first: violation_clear, not a
  *                              memset of its 8 KB; filled on a violation)
  * A locked read takes the table's PTL around all of it (the caller's lock). */
@@ -68,6 +70,8 @@ struct probe {
 	struct slot_hdr *slot;
 	uint64_t *e;                /* the block's entries in the page read */
 	uint32_t gen, gen2, state;
+	uint32_t exit0, exit1;      /* the table's teardown count (hmm_exit_seq) at
+				     * the window's start and end */
 };
 
 enum verdict { VERDICT_OK, VERDICT_UNJUDGED, VERDICT_VIOLATION };
