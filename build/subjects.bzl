@@ -75,9 +75,12 @@ KERNEL_WARNING_POLICY = select({
 # --config=subjcov: the subject's unit (only it: the project's code stays
 # as it is) with clang's source-based coverage; the profile runtime comes
 # with the link of whatever binary uses the unit (tools/check merges the
-# profiles: llvm-profdata, llvm-cov).
+# profiles: llvm-profdata, llvm-cov). Its counters are updated atomically:
+# stress runs the subject on many threads at once, and racy increments
+# lose counts (a branch's "not taken" count, the difference of two of
+# them, then wraps to nearly 2^64).
 SUBJECT_COVERAGE_COPTS = select({
-    "//build:subject_coverage_build": ["-fprofile-instr-generate", "-fcoverage-mapping"],
+    "//build:subject_coverage_build": ["-fprofile-instr-generate", "-fcoverage-mapping", "-fprofile-update=atomic"],
     "//conditions:default": [],
 })
 SUBJECT_COVERAGE_LINKOPTS = select({
@@ -358,7 +361,7 @@ def patched_contpte(name, src, patch, header = None):
         name = name,
         srcs = [src, patch] + ([header] if header else []),
         outs = outs,
-        tools = ["//kernel_tree:apply_patch.sh"],
+        tools = ["//kernel_tree:apply_patch.sh", "//kernel_tree:patch_series.py"],
         cmd = "$(location //kernel_tree:apply_patch.sh) %s$(location %s) $(location %s) $(location %s)" % (hdr_args, src, patch, outs[0]),
     )
     return ":" + outs[0], (":" + outs[1] if header else None)

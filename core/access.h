@@ -61,6 +61,19 @@ struct acc_observer {
 		    uint64_t newval, bool changed);
 };
 
+/* What subject code the thread is running: a finding's identity and
+ * location (core/finding.h). The drivers set op (and clear the rest) before
+ * each writer op, read or fault; a kernel tree's glue (kernel_tree/glue.h)
+ * records the tree's functions its calls enter (fn); the out-of-line access
+ * layer of a subject's unit records where in it each access was made (pc). */
+struct acc_subject {
+	const char *op;           /* a writer op's name, "read", "fault", "hw", ... */
+	const char *fn;           /* the tree's function the last call entered (NULL: none) */
+	const void *pc;           /* the subject's last access through the access layer */
+	uint16_t depth;           /* calls into the tree in progress */
+	uint8_t fn_file;          /* fn is a function of the tree's contpte.c */
+};
+
 struct acc_thread {
 	int64_t budget;          /* loads left until on_limit runs (a down-counter:
 				  * one decrement and branch per load) */
@@ -73,6 +86,7 @@ struct acc_thread {
 	struct acc_guard *guard;  /* a read's or writer op's, or NULL */
 	void *tlb_local;          /* the struct tlb of the CPU this thread runs on,
 				   * for local flushes; NULL: none in the model */
+	struct acc_subject subj;  /* what subject code it runs (above) */
 	unsigned tlb_npend;       /* _nosync invalidations awaiting this thread's DSB */
 	struct acc_tlb_pend tlb_pend[ACC_TLB_PEND];
 };

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/access.h"
+
 extern int kc_bbml2_noabort;
 
 void bbm_reset(struct harness_mm *m)
@@ -54,6 +56,10 @@ bool bbm_store(struct harness_mm *m, unsigned long gi, uint64_t v, struct violat
 		 "  for it (TLBI + DSB), then write the new one%s.\n",
 		 pm_format(cached, shift).s, pm_format(v, shift).s,
 		 kc_bbml2_noabort ? "" : " (BBML2_NOABORT, --bbml2, would allow a change of CONT alone)");
+	/* the store's place in the subject (core/finding.h): the storing
+	 * thread's, which is this one but for a store the engine's memory
+	 * model made visible later */
+	out->pc = acc_self.subj.pc;
 	return false;
 }
 

@@ -1174,6 +1174,7 @@ int op_run_random(struct harness_mm *m, struct writer_ctx *w, struct block_plan 
 
 	*touched = (int)b;
 	w->consumes = 0;
+	w->failed = false;     /* no verdict left from an earlier op */
 	if (!op_pick_args(m, e, op, rng, &a))
 		return 0;
 	return op_run(m, w, plans, lt, b, op, &a, touched);

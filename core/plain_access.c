@@ -54,7 +54,9 @@ static __attribute__((noinline)) void found(uintptr_t a, unsigned size, bool sto
 	reporting = true;
 	if (dladdr(pc, &di) && di.dli_sname)
 		where = di.dli_sname;
+	violation_clear(&v);
 	v.kind = VK_PLAIN_ACCESS;
+	v.pc = pc;             /* the access: a finding's location (core/finding.h) */
 	snprintf(v.summary, sizeof(v.summary),
 		 "plain_access: the subject %s %u bytes of a page-table entry at %#lx with a plain %s, in %s, not through %s",
 		 store ? "wrote" : "read", size, (unsigned long)a, store ? "store" : "load", where,

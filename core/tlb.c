@@ -6,6 +6,7 @@
 
 #include "core/access.h"
 #include "core/bbm.h"
+#include "core/finding.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/rcu_tsan.h"
@@ -108,6 +109,7 @@ static void report_stale(struct harness_mm *m, const struct tlb_entry *e, unsign
 		 "  it (or its caller) owed; the TLB still held the old translation.\n",
 		 e->walked, e->first, e->first + e->npages - 1, pm_format(e->pte, shift).s,
 		 pm_format(now, shift).s);
+	finding_set(out, "hw", e->by_fn, NULL);
 }
 
 static bool bit(const uint64_t *mask, unsigned i) { return mask[i / 64] >> (i % 64) & 1; }
@@ -311,6 +313,7 @@ static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
 				 "  size without a completed TLB invalidation in between.\n",
 				 pm_format(e->pte, m->g->page_shift).s, e->first, e->first + e->npages - 1,
 				 pm_format(pte, m->g->page_shift).s, first, first + n - 1);
+			finding_set(out, "hw", e->by_fn, NULL);
 			*bad = true;
 		}
 		e->used = false;             /* the walk replaces it */
@@ -561,10 +564,15 @@ void tlb_op_done(struct harness_mm *m, unsigned lt, unsigned lo, unsigned hi)
 			for (unsigned x = e->first; x < e->first + e->npages; x++) {
 				bool wo;
 
-				if (x < lo || x >= hi ||
-				    !stale_because(e, tab, x, m->g->page_shift, &wo))
+				if (x < lo || x >= hi)
+					continue;
+				/* a size the table no longer has: a later walk conflicts */
+				if (pm_valid_cont(acc_peek((uint64_t *)tab + x)) != (e->npages > 1))
+					e->by_fn = acc_self.subj.fn;
+				if (!stale_because(e, tab, x, m->g->page_shift, &wo))
 					continue;
 				set_bit(wo ? e->stale_w : e->stale_r, x - e->first);
+				e->by_fn = acc_self.subj.fn;
 			}
 		}
 		unlock(t);

@@ -77,6 +77,10 @@ struct tlb_entry {
 	 * (core/tlb.c, "the contiguous bit"); an access through it to such
 	 * an entry is cont_mismatch */
 	uint64_t wrong[MAX_CONT_PTES / 64];
+	/* the function (core/finding.h) of the last writer op that returned
+	 * leaving this translation stale or of another size than the table:
+	 * what a stale_tlb_access or tlb_conflict through it names */
+	const char *by_fn;
 };
 
 struct tlb_stats {

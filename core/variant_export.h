@@ -31,17 +31,26 @@ static struct variant vx_variant = {
 #ifdef KC_WEAK_DEFAULTS
 /* The access layer out of line, for the subject's own unit (ACC_OUTLINE in
  * core/access.h): this unit is the project's, on the same backend. */
-uint64_t acc_outlined_load(const uint64_t *p) { return acc_load(p); }
-void acc_outlined_store(uint64_t *p, uint64_t v) { acc_store(p, v); }
-uint64_t acc_outlined_cmpxchg(uint64_t *p, uint64_t old, uint64_t new) { return acc_cmpxchg(p, old, new); }
-uint64_t acc_outlined_xchg(uint64_t *p, uint64_t v) { return acc_xchg(p, v); }
-uint64_t acc_outlined_fetch_or(uint64_t *p, uint64_t m) { return acc_fetch_or(p, m); }
-uint64_t acc_outlined_fetch_andnot(uint64_t *p, uint64_t m) { return acc_fetch_andnot(p, m); }
+/* Each records where in the subject's code it was called from (a
+ * finding's location, core/where.h); not in the bench's bare builds. */
+#ifdef ACCESS_BARE
+#define VX_SITE() ((void)0)
+#else
+#define VX_SITE() (acc_self.subj.pc = __builtin_return_address(0))
+#endif
+uint64_t acc_outlined_load(const uint64_t *p) { VX_SITE(); return acc_load(p); }
+void acc_outlined_store(uint64_t *p, uint64_t v) { VX_SITE(); acc_store(p, v); }
+uint64_t acc_outlined_cmpxchg(uint64_t *p, uint64_t old, uint64_t new) { VX_SITE(); return acc_cmpxchg(p, old, new); }
+uint64_t acc_outlined_xchg(uint64_t *p, uint64_t v) { VX_SITE(); return acc_xchg(p, v); }
+uint64_t acc_outlined_fetch_or(uint64_t *p, uint64_t m) { VX_SITE(); return acc_fetch_or(p, m); }
+uint64_t acc_outlined_fetch_andnot(uint64_t *p, uint64_t m) { VX_SITE(); return acc_fetch_andnot(p, m); }
 uint64_t acc_outlined_load_acquire(const uint64_t *p, bool pc)
 {
+	VX_SITE();
 	return pc ? acc_load_acquire_pc(p) : acc_load_acquire(p);
 }
-void acc_outlined_store_release(uint64_t *p, uint64_t v) { acc_store_release(p, v); }
+void acc_outlined_store_release(uint64_t *p, uint64_t v) { VX_SITE(); acc_store_release(p, v); }
+#undef VX_SITE
 
 /* How a build over these weak defaults describes itself: a plug-in file's
  * build as variant_describe_plugin does; a kernel tree's build replaces

@@ -6,6 +6,7 @@
 #define CORE_VIOLATION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 enum vkind {
 	VK_NONE,
@@ -50,6 +51,14 @@ struct violation {
 	bool has_read;
 	unsigned lt, block, target;
 	unsigned long long named[2];
+	/* which bug it is (core/finding.h, docs/contract.md "Which bug"):
+	 * who detected it (a writer op's name, "read", "fault", "hw", ...),
+	 * the subject's function it was detected in or at the return of
+	 * (NULL: none of the subject's own files), and the subject's access
+	 * it was detected at (NULL: judged on what a call returned or left) */
+	const char *op;
+	const char *function;
+	const void *pc;
 	char summary[256];     /* one line */
 	char detail[8192];     /* the entries involved, expected vs. observed */
 };
@@ -62,6 +71,8 @@ static inline void violation_clear(struct violation *v)
 	v->has_read = false;
 	v->lt = v->block = v->target = 0;
 	v->named[0] = v->named[1] = 0;
+	v->op = v->function = NULL;
+	v->pc = NULL;
 	v->summary[0] = v->detail[0] = 0;
 }
 

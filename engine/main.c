@@ -3,12 +3,15 @@
  * tools/explore, tools/script and the corpus replay test):
  *
  *   engine replay FILE... [--variant=V] [--timeline] [--svg=OUT] [--check-expect]
+ *                 [--known=SIG,... | --known-file=FILE]
  *   engine explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=G]
  *                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]
  *                  [--tlb=N [--tlb-evict=lru|random]] [--bbml2]   (docs/tlb.md)
- *                  [--no-shrink] [--subject=LINE]
+ *                  [--no-shrink] [--subject=LINE] [--known=SIG,... | --known-file=FILE]
+ *                  [--json=FILE]
  *   engine asm TEXT OUT  |  engine disasm BINARY [OUT]
- *   engine shrink FILE OUT   (smallest script with the same violation kind)
+ *   engine shrink FILE OUT [--known=SIG,...] [--known-file=FILE]
+ *                        (smallest script with the same violation: kind, op, function)
  *   engine gen N DIR [--granule=G] [--variant=V] [--seed=S]   (random programs as seed scripts)
  *   engine hash FILE     (trace hash and steps, for determinism checks)
  *   engine list          (variants built into this binary)
@@ -26,7 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/finding.h"
 #include "core/rng.h"
+#include "core/where.h"
 #include "engine/gen.h"
 #include "engine/run.h"
 #include "engine/script.h"
@@ -76,12 +81,15 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: %s replay FILE... [--variant=V] [--memory=sc|arm] [--timeline] [--svg=OUT] [--check-expect] [--quiet]\n"
+		"                 [--known=KIND:OP:FUNCTION,... | --known-file=FILE]\n"
 		"       %s explore --strategy=random|pct [--depth=D] [--variant=V] [--granule=4k|16k|64k]\n"
 		"                  [--memory=arm|sc] [--tlb=N [--tlb-evict=lru|random]] [--bbml2]\n"
 		"                  [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--seeds=DIR]\n"
 		"                  [--no-shrink] (save violations as found) [--subject=LINE] (recorded\n"
 		"                  in saved scripts: tools/explore's plug-in file or tree)\n"
-		"       %s shrink FILE OUT\n"
+		"                  [--known=KIND:OP:FUNCTION,... | --known-file=FILE] (bugs counted,\n"
+		"                  not reported: docs/contract.md) [--json=FILE] (a JSON summary)\n"
+		"       %s shrink FILE OUT [--known=SIG,... | --known-file=FILE]\n"
 		"       %s gen N DIR [--granule=G] [--variant=V] [--seed=S]\n"
 		"       %s asm TEXT OUT | disasm BINARY [OUT] | hash FILE | list\n"
 		"       %s bench [--seconds=S] [--variant=V]   (runs/s under sc and arm)\n",
@@ -185,8 +193,11 @@ static void print_result(const char *path, const struct script *s, const struct 
 	if (r->status == RS_VIOLATION) {
 		printf("  variant %s, granule %uk; found by thread %d at instruction %d\n", s->variant,
 		       s->granule_kb, r->vio_tid, r->vio_instr);
+		finding_print_one(stdout, "  ", &r->vio);
 		printf("  %s\n%s", r->vio.summary, r->vio.detail);
 	}
+	if (r->known)
+		printf("  %u violations of known signatures (counted, not reported)\n", r->known);
 }
 
 static int cmd_replay(int argc, char **argv)
@@ -212,7 +223,13 @@ static int cmd_replay(int argc, char **argv)
 			check = true;
 		else if (!strcmp(argv[i], "--quiet"))
 			quiet = true;
-		else if (argv[i][0] == '-')
+		else if ((v = opt(argv[i], "--known")) || (v = opt(argv[i], "--known-file"))) {
+			char err[1024];
+
+			if (argv[i][7] == '=' ? finding_known_add(v, err, sizeof(err))
+					      : finding_known_file(v, err, sizeof(err)))
+				return fprintf(stderr, "%s replay: %s\n", prog, err), 2;
+		} else if (argv[i][0] == '-')
 			return fprintf(stderr, "%s replay: unknown option %s\n", prog, argv[i]), usage();
 		else
 			nfiles++;
@@ -316,10 +333,39 @@ static unsigned load_seeds(const char *dir, unsigned kb, struct script **out)
 	return n;
 }
 
+/* explore --json=FILE: the search's outcome with the fields of hammer's
+ * JSON summary (first_violation, findings, known; counts holds the last
+ * two, as finding_json wrote them after the search), and its runs. */
+static int explore_json(const char *path, const char *strategy, const struct variant *v,
+			uint64_t seed, uint64_t runs, double t, const struct violation *vio,
+			const char *script, uint64_t known_total, const char *counts)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno)), 2;
+	fprintf(f, "{\"strategy\": \"%s\", \"variant\": ", strategy);
+	finding_json_str(f, v->name);
+	fprintf(f, ", \"granule\": \"%s\", \"seed\": %llu,\n \"runs\": %llu, \"seconds\": %.3f, "
+		"\"runs_per_sec\": %.0f,\n \"violations\": %d, \"known_violations\": %llu, \"first_violation\": ",
+		v->granule->name, (unsigned long long)seed, (unsigned long long)runs, t, t > 0 ? runs / t : 0.0,
+		vio != NULL, (unsigned long long)known_total);
+	if (vio)
+		finding_json_violation(f, vio, script);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n %s,\n \"result\": \"%s\"}\n", counts ? counts : "\"findings\": [], \"known\": []",
+		vio ? "violation" : "clean");
+	if (fclose(f))
+		return fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno)), 2;
+	return 0;
+}
+
 static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
 	const char *subject = NULL;   /* recorded in saved scripts (tools/explore) */
+	const char *json = NULL;      /* --json: the summary's file */
 	unsigned depth = 3;
 	enum mem_model memory = MEM_ARM;
 	bool no_shrink = false, bbml2 = false;
@@ -380,6 +426,14 @@ static int cmd_explore(int argc, char **argv)
 			seed = strtoull(v, &end, 10);
 			if (*end || !*v)
 				return fprintf(stderr, "%s: --seed must be a number\n", prog), 2;
+		} else if ((v = opt(argv[i], "--known"))) {
+			if (finding_known_add(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: --known: %s\n", prog, err), 2;
+		} else if ((v = opt(argv[i], "--known-file"))) {
+			if (finding_known_file(v, err, sizeof(err)))
+				return fprintf(stderr, "%s: --known-file: %s\n", prog, err), 2;
+		} else if ((v = opt(argv[i], "--json"))) {
+			json = v;
 		} else
 			return fprintf(stderr, "%s explore: unknown argument %s\n", prog, argv[i]), usage();
 	}
@@ -427,8 +481,22 @@ static int cmd_explore(int argc, char **argv)
 		strategy, strcmp(strategy, "pct") ? "" : (snprintf(err, sizeof(err), " (depth %u)", depth), err),
 		v->name, kb, npool ? "seed-corpus" : "random", mem_model_names[memory], tlbs,
 		(unsigned long long)seed);
+	finding_reset();
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
+	/* what the search saw (confirming and shrinking run the finding again) */
+	char *counts = NULL, *known_lines = NULL;
+	size_t ncounts = 0, nknown_lines = 0;
+	uint64_t known_total = finding_known_total();
+	FILE *mf;
 
+	if ((mf = open_memstream(&counts, &ncounts))) {
+		finding_json(mf);
+		fclose(mf);
+	}
+	if ((mf = open_memstream(&known_lines, &nknown_lines))) {
+		finding_print_known(mf, "explore: ");
+		fclose(mf);
+	}
 	if (budget.progress)
 		fputc('\n', stderr);
 	if (r.status == RS_ERROR)
@@ -436,6 +504,9 @@ static int cmd_explore(int argc, char **argv)
 	if (!found) {
 		printf("explore: no violation in %llu runs (%.1f s, %.0f runs/s)\n",
 		       (unsigned long long)x.runs, t, x.runs / t);
+		fputs(known_lines ? known_lines : "", stdout);
+		if (json && explore_json(json, strategy, v, seed, x.runs, t, NULL, NULL, known_total, counts))
+			return 2;
 		return 0;
 	}
 	/* Save the program with the schedule taken, checked to replay. */
@@ -445,7 +516,8 @@ static int cmd_explore(int argc, char **argv)
 
 	printf("explore: %s violation after %llu runs, %.3f s%s\n", vkind_name(kind),
 	       (unsigned long long)x.runs, t, no_shrink ? "" : "; shrinking it");
-	if (!search_confirm(v, &s, kind, !no_shrink, &r2)) {
+	fputs(known_lines ? known_lines : "", stdout);
+	if (!search_confirm(v, &s, &r.vio, !no_shrink, &r2)) {
 		/* the run as found: its schedule is saved, but does not replay */
 		print_result("found", &s, &r);
 		printf("  WARNING: the saved schedule did not replay the violation (%s)\n",
@@ -468,11 +540,23 @@ static int cmd_explore(int argc, char **argv)
 	mkdir(save, 0777);
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);
+	/* the finding's signature and location, as a comment line first */
+	char *head = NULL;
+	size_t nhead = 0;
+
+	if ((mf = open_memstream(&head, &nhead))) {
+		finding_print_one(mf, "# ", &r.vio);
+		fclose(mf);
+	}
 	script_print(&s, text, sizeof(text));
-	if (write_file(path, text, strlen(text)))
-		return 2;
+	if ((mf = fopen(path, "w")) == NULL || fputs(head ? head : "", mf) < 0 || fputs(text, mf) < 0 ||
+	    fclose(mf))
+		return fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno)), 2;
+	finding_print_one(stdout, "explore: ", &r.vio);
 	printf("explore: %s violation after %llu runs, %.3f s; script saved to %s\n",
 	       vkind_name(kind), (unsigned long long)x.runs, t, path);
+	if (json && explore_json(json, strategy, v, seed, x.runs, t, &r.vio, path, known_total, counts))
+		return 2;
 	printf("explore: replay with tools/repro %s%s\n", path,
 	       v->describe && !subject ? " (with the same --reader-file or --kernel-tree)" : "");
 	return 1;
@@ -582,8 +666,20 @@ static int cmd_shrink(int argc, char **argv)
 	struct run_opts o = { .policy = { .kind = ES_SCRIPT } };
 	struct run_result r;
 	enum vkind kind;
+	char err[1024], *head = NULL;
+	size_t nhead = 0;
+	FILE *mf;
 
-	if (argc != 2)
+	/* --known, --known-file: bugs the shrinker must not turn the finding into */
+	for (int i = 2; i < argc; i++) {
+		const char *v;
+
+		if ((v = opt(argv[i], "--known")) ? finding_known_add(v, err, sizeof(err))
+		    : (v = opt(argv[i], "--known-file")) ? finding_known_file(v, err, sizeof(err))
+		    : (snprintf(err, sizeof(err), "unknown argument %s", argv[i]), -1))
+			return fprintf(stderr, "%s shrink: %s\n", prog, err), 2;
+	}
+	if (argc < 2)
 		return usage();
 	if (load(argv[0], &s))
 		return 2;
@@ -593,11 +689,19 @@ static int cmd_shrink(int argc, char **argv)
 	if (r.status != RS_VIOLATION)
 		return fprintf(stderr, "%s: %s does not violate anything; nothing to shrink\n", prog, argv[0]), 1;
 	kind = r.vio.kind;
-	shrink_script(&s, &o, kind);
+	shrink_script(&s, &o, &r.vio);
 	s.expect = (uint8_t)EXPECT_KIND(kind);
 	script_print(&s, text, sizeof(text));
+	if ((mf = open_memstream(&head, &nhead))) {
+		finding_print_one(mf, "# ", &r.vio);
+		fclose(mf);
+	}
 	printf("%s: %s, shrunk to %u schedule entries\n", argv[0], vkind_name(kind), s.nsched);
-	return write_file(argv[1], text, strlen(text));
+	finding_print_one(stdout, "", &r.vio);
+	if ((mf = fopen(argv[1], "w")) == NULL || fputs(head ? head : "", mf) < 0 || fputs(text, mf) < 0 ||
+	    fclose(mf))
+		return fprintf(stderr, "%s: cannot write %s: %s\n", prog, argv[1], strerror(errno)), 2;
+	return 0;
 }
 
 /* engine gen N DIR [--granule=G] [--variant=V] [--seed=S]: N random

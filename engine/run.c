@@ -9,6 +9,7 @@
 
 #include "core/oracle/history.h"
 #include "core/fault.h"
+#include "core/finding.h"
 #include "core/hw.h"
 #include "core/tlb.h"
 #include "core/mm.h"
@@ -16,6 +17,7 @@
 #include "core/ops.h"
 #include "core/plain_access.h"
 #include "core/oracle/oracle.h"
+#include "core/rcu.h"
 
 extern int kc_bbml2_noabort;
 
@@ -43,8 +45,14 @@ static struct run_state {
 	/* each thread's read in progress (where reading): probe_open sets
 	 * what probe_close and probe_judge use, so a run does not clear
 	 * these 16 KB (two 128-entry copies of a block per thread) */
+	/* where a thread's read, or its fault path's read, is let go after a
+	 * known livelock or plain access (core/finding.h); NULL outside one */
+	sigjmp_buf *read_jb[ENG_MAX_THREADS], *fault_jb[ENG_MAX_THREADS];
 	struct probe probe[ENG_MAX_THREADS];
 } R;
+
+/* do_read's jump back for a read let go (beside core/oob.h's values) */
+#define JMP_LET_GO 9
 /* The writers' contexts (each holds a violation report: kept out of R,
  * which is cleared per run; run_script resets what a run uses). */
 static struct writer_ctx wctx[ENG_MAX_THREADS];
@@ -101,23 +109,50 @@ static struct harness_mm *mm_for(const struct variant *v, unsigned nblocks, char
 	return &c->m;
 }
 
-static void found(unsigned tid, const struct violation *v)
+/* A violation of thread tid (ENG_MAX_THREADS: outside the threads),
+ * identified and counted (core/finding.h). A known one does not end the
+ * run: false, and the thread goes on. True: the caller ends the run (the
+ * first violation is the run's). */
+static bool found(unsigned tid, const struct violation *cv)
 {
+	struct violation *v = (struct violation *)cv;   /* the reporters' own copies */
+
+	finding_identify(v);
+	if (finding_note(v, NULL)) {
+		R.r->known++;
+		return false;
+	}
 	if (R.r->status == RS_VIOLATION)
-		return;
+		return true;
 	R.r->status = RS_VIOLATION;
 	R.r->vio = *v;
 	R.r->vio_tid = tid < ENG_MAX_THREADS ? (int)tid : -1;
 	R.r->vio_instr = tid < ENG_MAX_THREADS ? (int)eng.th[tid].instr : -1;
+	return true;
+}
+
+/* After a known violation in a read: the read is let go (it may spin for
+ * ever), or with nowhere to go the run ends (clean so far). */
+static void let_go(unsigned tid)
+{
+	eng.th[tid].solo_loads = 0;
+	if (R.read_jb[tid])
+		siglongjmp(*R.read_jb[tid], JMP_LET_GO);
+	if (R.fault_jb[tid])
+		siglongjmp(*R.fault_jb[tid], 1);
+	eng_stop();
 }
 
 /* A subject's plain access to an entry (core/plain_access.h): the run ends
  * there (a spin on plain loads would never reach a scheduling point). */
 static void report_plain_access(const struct violation *v)
 {
-	found(eng.cur >= 0 ? (unsigned)eng.cur : ENG_MAX_THREADS, v);
-	if (eng.cur >= 0)
-		eng_stop();
+	if (found(eng.cur >= 0 ? (unsigned)eng.cur : ENG_MAX_THREADS, v)) {
+		if (eng.cur >= 0)
+			eng_stop();
+	} else if (eng.cur >= 0 && (R.read_jb[eng.cur] || R.fault_jb[eng.cur])) {
+		let_go((unsigned)eng.cur);
+	}
 }
 
 /* All blocks' owed bits (under the PTL, or with every thread done). */
@@ -128,10 +163,8 @@ static bool check_owed_all(unsigned tid, int touched)
 	for (unsigned b = 0; b < R.m->bpt; b++) {
 		if (touched >= 0 && (unsigned)touched != b)
 			continue;
-		if (!oracle_check_owed(R.m, 0, b, &vio)) {
-			found(tid, &vio);
+		if (!oracle_check_owed(R.m, 0, b, &vio) && found(tid, &vio))
 			return false;
-		}
 	}
 	return true;
 }
@@ -148,12 +181,13 @@ static void on_solo_limit(unsigned tid)
 	}
 	snprintf(who, sizeof(who), "reader (thread %u)", tid);
 	progress_report(R.m, &R.probe[tid], eng.th[tid].solo_loads, who, &v);
-	found(tid, &v);
-	eng_stop();
+	if (found(tid, &v))
+		eng_stop();
+	let_go(tid);
 }
 
-/* A read that faulted off the tables (core/oob.h). */
-static void read_faulted(unsigned tid, struct probe *p, int sig, const struct acc_guard *g)
+/* A read that faulted off the tables (core/oob.h): true if it ends the run. */
+static bool read_faulted(unsigned tid, struct probe *p, int sig, const struct acc_guard *g)
 {
 	struct violation vio;
 	char where[160];
@@ -166,8 +200,7 @@ static void read_faulted(unsigned tid, struct probe *p, int sig, const struct ac
 	snprintf(vio.detail, sizeof(vio.detail),
 		 "  a %s read loaded outside the table pages: the guard page after them, or\n"
 		 "  outside the harness's segment\n", p->o.locked ? "locked" : "lockless");
-	found(tid, &vio);
-	eng_stop();
+	return found(tid, &vio);
 }
 
 static void do_read(unsigned tid, const struct instr *in)
@@ -189,10 +222,24 @@ static void do_read(unsigned tid, const struct instr *in)
 	R.reading[tid] = true;
 	eng.th[tid].solo_loads = 0;
 	acc_self.guard = &g;
-	if ((sig = sigsetjmp(jb, 0)))
-		read_faulted(tid, p, sig, &g);
+	R.read_jb[tid] = &jb;
+	if ((sig = sigsetjmp(jb, 0))) {
+		/* a fault off the tables, or let go after a known violation:
+		 * the read is abandoned */
+		acc_self.guard = NULL;
+		R.read_jb[tid] = NULL;
+		R.reading[tid] = false;
+		eng.th[tid].solo_loads = 0;
+		if (sig != JMP_LET_GO && read_faulted(tid, p, sig, &g))
+			eng_stop();
+		probe_abandon(p);
+		if (locked)
+			eng_unlock(0);
+		return;
+	}
 	val = locked ? v->ptep_get(ptep) : v->ptep_get_lockless(ptep);
 	acc_self.guard = NULL;
+	R.read_jb[tid] = NULL;
 	R.reading[tid] = false;
 	probe_close(R.m, p, val);
 	if (locked)
@@ -200,10 +247,8 @@ static void do_read(unsigned tid, const struct instr *in)
 	R.r->reads++;
 	if (eng.feature && eng.feature_reads)   /* a feature apart from the loads' */
 		eng.feature((uint32_t)eng_mix(READ_SHAPE_SALT, read_shape(R.m, &p->o)));
-	if (probe_judge(R.m, p, &vio, &R.r->judged) == VERDICT_VIOLATION) {
-		found(tid, &vio);
+	if (probe_judge(R.m, p, &vio, &R.r->judged) == VERDICT_VIOLATION && found(tid, &vio))
 		eng_stop();
-	}
 }
 
 static void do_op(unsigned tid, const struct instr *in)
@@ -219,10 +264,8 @@ static void do_op(unsigned tid, const struct instr *in)
 		R.r->ops++;
 	w->consumes = 0;
 	history_detach();
-	if (!op_verdict(R.m, w, 0, touched, &vio)) {
-		found(tid, &vio);
+	if (!op_verdict(R.m, w, 0, touched, &vio) && found(tid, &vio))
 		eng_stop();
-	}
 	eng_unlock(0);
 }
 
@@ -260,16 +303,41 @@ static void do_fault(unsigned tid, const struct instr *in)
 		.reading = fault_reading,
 	};
 	struct violation vio;
+	sigjmp_buf jb;
 	int bad;
 
 	history_attach(w);
+	if (sigsetjmp(jb, 0)) {
+		/* the fault path's lockless read let go after a known livelock
+		 * (inside its RCU read-side section, without the PTL): the
+		 * device gives up this access */
+		R.fault_jb[tid] = NULL;
+		R.reading[tid] = false;
+		rcu_read_unlock();
+		history_detach();
+		R.r->faults++;
+		return;
+	}
+	R.fault_jb[tid] = &jb;
 	bad = fault_access(&env, 0, in->block, in->s, in->flags & 1, &vio);
+	R.fault_jb[tid] = NULL;
 	history_detach();
 	R.r->faults++;
 	R.r->fixups += (unsigned)env.fixups;
-	if (bad) {
-		found(tid, &vio);
+	if (bad && found(tid, &vio))
 		eng_stop();
+}
+
+/* What runs an instruction, as a finding names it (core/finding.h). */
+static const char *instr_role(const struct instr *in)
+{
+	switch (in->op) {
+	case SI_READ: return "read";
+	case SI_READ_LOCKED: return "read_locked";
+	case SI_TOUCH: return "hw";
+	case SI_FAULT: return "fault";
+	case SI_GP: return NULL;                /* a grace period judges nothing */
+	default: return in->op >= SI_OP && in->op < SI_OP + OP_COUNT ? op_name((enum op)(in->op - SI_OP)) : NULL;
 	}
 }
 
@@ -281,6 +349,7 @@ static void body(unsigned tid)
 		const struct instr *in = &s->prog[tid][i];
 
 		eng.th[tid].instr = i;
+		finding_begin(instr_role(in));
 		switch (in->op) {
 		case SI_READ:
 		case SI_READ_LOCKED:
@@ -298,10 +367,9 @@ static void body(unsigned tid)
 				 * stale-translation bugs' shape (docs/tlb.md) */
 				eng_point(EK_LOAD);
 
-				if (tlb_access(R.m, &eng_tlbs[tid], 0, in->block, in->s, in->flags & 1, &vio) == TLB_BAD) {
-					found(tid, &vio);
+				if (tlb_access(R.m, &eng_tlbs[tid], 0, in->block, in->s, in->flags & 1, &vio) == TLB_BAD &&
+				    found(tid, &vio))
 					eng_stop();
-				}
 			} else {
 				hw_access(R.m, 0, in->block, in->s, in->flags & 1);
 			}
@@ -345,6 +413,7 @@ static void set_up_blocks(void)
 	unsigned cont = R.m->cont;
 
 	history_attach(w);
+	finding_begin(op_name(OP_MAP));
 	for (unsigned b = 0; b < s->nblocks && R.r->status != RS_VIOLATION; b++) {
 		unsigned f = s->block[b].flags | OPF_NEW_FOLIO;
 		struct op_args half = { 0, cont / 2, f }, rest = { cont / 2, cont / 2, f };
@@ -483,6 +552,7 @@ enum run_status run_script(const struct script *s, const struct run_opts *o,
 			r->status = RS_ERROR;
 		} else {
 			/* every thread done: hardware's bits must all still be there */
+			finding_begin("end");
 			check_owed_all(ENG_MAX_THREADS, -1);
 		}
 	}

@@ -34,6 +34,7 @@ struct run_result {
 	int vio_tid, vio_instr;          /* where the violation showed (-1: end-of-run check) */
 	uint64_t steps, hash;
 	unsigned reads, ops, touches, gps, faults, fixups;
+	unsigned known;                  /* violations of known signatures (core/finding.h) */
 	struct judge_stats judged;
 	char error[256];                 /* RS_ERROR: why */
 	/* the schedule the engine actually took (run-length encoded like a

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/finding.h"
 #include "core/rng.h"
 #include "engine/gen.h"
 #include "engine/shrink.h"
@@ -88,15 +89,15 @@ bool search_until_violation(struct search *x, const struct search_budget *b, str
 	return false;
 }
 
-bool search_confirm(const struct variant *v, struct script *s, enum vkind kind, bool shrink,
-		    struct run_result *replayed)
+bool search_confirm(const struct variant *v, struct script *s, const struct violation *found,
+		    bool shrink, struct run_result *replayed)
 {
 	struct run_opts o = { .variant = v, .policy = { .kind = ES_SCRIPT } };
 
 	run_script(s, &o, replayed);
-	if (replayed->status != RS_VIOLATION || replayed->vio.kind != kind)
+	if (replayed->status != RS_VIOLATION || !finding_same(&replayed->vio, found))
 		return false;
 	if (shrink)
-		shrink_script(s, &o, kind);
+		shrink_script(s, &o, found);
 	return true;
 }

@@ -62,9 +62,9 @@ bool search_until_violation(struct search *x, const struct search_budget *b, str
  * schedule: under arm the script replays them.) */
 
 /* A violation found by a search, checked and made small: replayed from its
- * saved schedule (false if it does not replay the same kind), then, with
- * shrink, the structural shrinker (engine/shrink.h). */
-bool search_confirm(const struct variant *v, struct script *s, enum vkind kind, bool shrink,
-		    struct run_result *replayed);
+ * saved schedule (false if it does not replay with found's signature, core/
+ * finding.h), then, with shrink, the structural shrinker (engine/shrink.h). */
+bool search_confirm(const struct variant *v, struct script *s, const struct violation *found,
+		    bool shrink, struct run_result *replayed);
 
 #endif

@@ -3,8 +3,10 @@
 
 #include <string.h>
 
+#include "core/finding.h"
+
 static const struct run_opts *opts;
-static enum vkind want;
+static struct violation want;     /* its signature: kind, op, function */
 
 static bool still_fails(const struct script *s)
 {
@@ -20,7 +22,7 @@ static bool still_fails(const struct script *s)
 	o.policy.kind = ES_SCRIPT;
 	o.record_events = false;
 	run_script(s, &o, &r);
-	return r.status == RS_VIOLATION && r.vio.kind == want;
+	return r.status == RS_VIOLATION && finding_same(&r.vio, &want);
 }
 
 static bool drop_thread(struct script *s, unsigned t)
@@ -134,13 +136,15 @@ static bool tweak_sched(struct script *s, unsigned i)
 	return false;
 }
 
-unsigned shrink_script(struct script *s, const struct run_opts *o, enum vkind kind)
+unsigned shrink_script(struct script *s, const struct run_opts *o, const struct violation *v)
 {
 	unsigned wins = 0;
 	bool progress = true;
 
 	opts = o;
-	want = kind;
+	want.kind = v->kind;
+	want.op = v->op;
+	want.function = v->function;
 	if (!still_fails(s))
 		return 0;
 	while (progress) {

@@ -19,6 +19,10 @@
  *                   '|' separates too, as in build/catalogue.bzl): afl-tmin
  *                   keeps the kind while it minimizes (tools/minimize),
  *                   fuzz/bench/ttfd waits for the expected kind
+ *   FUZZ_KNOWN      bugs already known, KIND:OP:FUNCTION[,...] (core/finding.h,
+ *                   docs/contract.md "Which bug"): a violation with a known
+ *                   signature is counted, the run goes on past it and it
+ *                   never aborts
  *   FUZZ_FEATURES   auto (the default): 1 on 4K and 64K, 0 on 16K (a 16K
  *                   target's planted bugs were found several times sooner
  *                   without them, docs/fuzzing.md "Interleaving feedback");
@@ -95,6 +99,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/finding.h"
 #include "core/violation.h"
 #include "engine/run.h"
 #include "engine/script.h"
@@ -160,6 +165,7 @@ static void fuzz_init(void)
 {
 	const char *vname = getenv("FUZZ_VARIANT"), *gname = getenv("FUZZ_GRANULE");
 	const char *kind = getenv("FUZZ_ONLY_KIND"), *feat = getenv("FUZZ_FEATURES");
+	const char *known = getenv("FUZZ_KNOWN");
 	const char *shapes = getenv("FUZZ_READ_SHAPES");
 	const struct granule *g;
 	char err[1024];
@@ -193,6 +199,8 @@ static void fuzz_init(void)
 		if (!only_kinds)
 			die_usage("FUZZ_ONLY_KIND='%s' names no violation kind%s", kind, "");
 	}
+	if (known && *known && finding_known_add(known, err, sizeof(err)))
+		die_usage("FUZZ_KNOWN: %s%s", err, "");
 	if (!fuzz_runs_from_env(&runs))
 		exit(2);
 	if (!feat || !*feat || !strcmp(feat, "auto"))
@@ -235,6 +243,8 @@ static void report(struct script *s, const struct run_result *r)
 	fprintf(stderr, "==== contpte violation: %s\n", vkind_name(r->vio.kind));
 	fprintf(stderr, "variant %s, granule %uk; found by thread %d at instruction %d (%llu steps)\n",
 		target->name, target_kb, r->vio_tid, r->vio_instr, (unsigned long long)r->steps);
+	/* (where: not under afl-fuzz, whose time limit it would spend) */
+	finding_print_one(stderr, "", &r->vio);
 	fprintf(stderr, "%s\n%s", r->vio.summary, r->vio.detail);
 	s->expect = (uint8_t)EXPECT_KIND(r->vio.kind);
 	script_print(s, text, sizeof(text));

@@ -1,78 +1,137 @@
 #!/usr/bin/env bash
-# kernel_tree/apply_patch.sh [--header HDR HDR_OUT] SRC PATCH OUT
+# kernel_tree/apply_patch.sh [--header HDR HDR_OUT] [--summary JSON] [--diff DIFF] SRC PATCH OUT
 #
 # Apply PATCH to copies of the files the harness builds from a kernel tree:
 # SRC (its arch/arm64/mm/contpte.c), written to OUT, and with --header HDR
 # (its arch/arm64/include/asm/pgtable.h), written to HDR_OUT. The tree is
 # never touched. PATCH is what `git diff`, `git format-patch` or `diff -u`
-# produce at the top of a kernel tree (-p1: a/arch/arm64/mm/contpte.c).
-# Every hunk to those files is applied; changes to other files are named
-# and skipped, and so are changes to asm/pgtable.h when the tree has none.
-# Applied with `git apply --include` (exact context, works outside any
-# repository); a file the patch does not change is copied as it is.
+# produce at the top of a kernel tree (-p1: a/arch/arm64/mm/contpte.c), or
+# a series of such mails in one mbox (`git format-patch --stdout`), applied
+# one after the other in their order (kernel_tree/patch_series.py splits
+# it). Every hunk to the built files is applied; changes to other files are
+# named and skipped, and so are changes to asm/pgtable.h when the tree has
+# none. Applied with `git apply --include` (exact context, works outside
+# any repository); a file the patch does not change is copied as it is.
+#
+# --summary JSON: what was applied, patch by patch:
+#   {"patches": [{"n", "subject", "applied": [{"path", "hunks"}],
+#                 "skipped": [{"path", "hunks"}]}]}
+# --diff DIFF: the built files' whole change (-p1 unified diff of the
+#   copies before and after the series): a series' lines once, in the
+#   numbering of the final file (what kernel_tree/patch_lines.py reads).
 #
 # Exit: 0 applied; 1 the patch does not apply (git's own message is shown,
 # or, when it applies in reverse, that the files already have it) or
-# changes none of the built files; 2 usage.
+# changes none of the built files; 3 PATCH is not a patch (empty, binary,
+# no unified diff: said so); 2 usage.
 set -uo pipefail
-hdr="" hdr_out=""
-if [[ ${1:-} == --header ]]; then
-  [[ $# -ge 3 ]] || { echo "usage: $0 [--header HDR HDR_OUT] SRC PATCH OUT" >&2; exit 2; }
-  hdr=$2 hdr_out=$3
-  shift 3
-fi
-[[ $# -eq 3 ]] || { echo "usage: $0 [--header HDR HDR_OUT] SRC PATCH OUT" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+hdr="" hdr_out="" summary="" diff_out=""
+usage() { echo "usage: $0 [--header HDR HDR_OUT] [--summary JSON] [--diff DIFF] SRC PATCH OUT" >&2; exit 2; }
+while [[ $# -gt 0 && $1 == --* ]]; do
+  case $1 in
+    --header) [[ $# -ge 3 ]] || usage; hdr=$2 hdr_out=$3; shift 3 ;;
+    --summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
+    --diff) [[ $# -ge 2 ]] || usage; diff_out=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+[[ $# -eq 3 ]] || usage
 src=$1 patch=$2 out=$3
+abs() { [[ -z "$1" || $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
+# messages name the files as given; the work is done in a folder of its own
+what=$src${hdr:+ and $hdr} patch_name=$patch
+src=$(abs "$src") patch=$(abs "$patch") out=$(abs "$out") summary=$(abs "$summary") diff_out=$(abs "$diff_out")
+hdr=$(abs "$hdr") hdr_out=$(abs "$hdr_out")
 F=arch/arm64/mm/contpte.c H=arch/arm64/include/asm/pgtable.h
 for f in "$src" "$patch" ${hdr:+"$hdr"}; do
   [[ -f "$f" && -r "$f" ]] || { echo "kernel-tree: cannot read '$f'" >&2; exit 2; }
 done
-patch_abs=$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")
+command -v git >/dev/null 2>&1 || { echo "kernel-tree: git is needed to apply a patch" >&2; exit 2; }
 built=("$F")
 [[ -n "$hdr" ]] && built+=("$H")
-what=$src${hdr:+ and $hdr}
 
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/tree/$(dirname "$F")" "$tmp/tree/$(dirname "$H")"
-cp "$src" "$tmp/tree/$F"
-[[ -n "$hdr" ]] && cp "$hdr" "$tmp/tree/$H"
-cd "$tmp/tree" || exit 1
+/usr/bin/python3 "$here/patch_series.py" "$patch_name" --split "$tmp/series" >"$tmp/series.json" 2>"$tmp/why"
+case $? in
+  0) ;;
+  1) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 3 ;;
+  *) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 2 ;;
+esac
+for d in before tree; do
+  mkdir -p "$tmp/$d/$(dirname "$F")" "$tmp/$d/$(dirname "$H")"
+  cp "$src" "$tmp/$d/$F"
+  [[ -n "$hdr" ]] && cp "$hdr" "$tmp/$d/$H"
+done
 export GIT_CEILING_DIRECTORIES=$tmp   # never pick up a repository around us
 
-# The files the patch changes (b/ side, -p1), from its own headers.
-touched=$(sed -nE 's#^\+\+\+ [^/]*/([^[:space:]]+).*#\1#p' "$patch_abs" | awk '!seen[$0]++')
-applied=() skipped=()
-while read -r t; do
-  [[ -n "$t" ]] || continue
-  if [[ " ${built[*]} " == *" $t "* ]]; then applied+=("$t"); else skipped+=("$t"); fi
-done <<<"$touched"
-if [[ ${#applied[@]} -eq 0 ]]; then
-  echo "kernel-tree: $patch changes none of the files the harness builds (${built[*]})" >&2
-  [[ -n "$touched" ]] && echo "kernel-tree: it changes: $(echo $touched)" >&2
+# The plan: a line per patch (P, N, its split file, its subject), then one
+# per file it changes (F, N, built or skipped, hunks, path).
+/usr/bin/python3 - "$tmp/series.json" "$tmp/plan" "${built[@]}" <<'PY'
+import json, sys
+out, built = sys.argv[2], set(sys.argv[3:])
+s = json.load(open(sys.argv[1], encoding="utf-8"))
+with open(out, "w") as f:
+    for p in s["patches"]:
+        f.write("P\t%d\t%s\t%s\n" % (p["n"], p["file"], p["subject"]))
+        for x in p["files"]:
+            f.write("F\t%d\t%s\t%d\t%s\n" % (p["n"], "built" if x["path"] in built else "skipped", x["hunks"], x["path"]))
+PY
+npatches=$(grep -c '^P' "$tmp/plan")
+if ! grep -q $'^F\t[0-9]*\tbuilt\t' "$tmp/plan"; then
+  echo "kernel-tree: $patch_name changes none of the files the harness builds (${built[*]})" >&2
+  echo "kernel-tree: it changes: $(cut -f5 "$tmp/plan" | grep -v '^$' | awk '!s[$0]++' | paste -sd ' ' -)" >&2
   exit 1
 fi
-if [[ ${#skipped[@]} -gt 0 ]]; then
-  note="kernel-tree: note: only ${built[*]} are built; the patch's changes to ${skipped[*]} are not applied"
-  [[ " ${skipped[*]} " == *" $H "* ]] && note+=" (the tree has no $H)"
+skipped=$(awk -F'\t' '$1 == "F" && $3 == "skipped" { h[$5] += $4; if (!($5 in o)) { o[$5] = n++ } }
+  END { for (p in o) k[o[p]] = p; for (i = 0; i < n; i++) printf "%s%s (%d hunk%s)", (i ? ", " : ""), k[i], h[k[i]], (h[k[i]] == 1 ? "" : "s") }' "$tmp/plan")
+if [[ -n "$skipped" ]]; then
+  note="kernel-tree: note: only ${built[*]} are built; not applied: $skipped"
+  grep -q $'\tskipped\t[0-9]*\t'"$H"'$' "$tmp/plan" && note+=" (the tree has no $H)"
   echo "$note" >&2
 fi
 
-command -v git >/dev/null 2>&1 || { echo "kernel-tree: git is needed to apply a patch" >&2; exit 2; }
-include=()
-for t in "${applied[@]}"; do include+=("--include=$t"); done
-if ! msg=$(git apply -p1 "${include[@]}" --verbose "$patch_abs" 2>&1); then
-  # A patch the files already have applies in reverse: say that, not git's
-  # context mismatch.
-  if git apply -p1 "${include[@]}" --reverse --check "$patch_abs" >/dev/null 2>&1; then
-    echo "kernel-tree: $patch is already applied to $what: it applies in reverse (the files already have its changes)" >&2
+cd "$tmp/tree" || exit 1
+while IFS=$'\t' read -r tag n file subject; do
+  [[ $tag == P ]] || continue
+  include=()
+  while IFS=$'\t' read -r _ _ _ _ path; do include+=("--include=$path"); done \
+    < <(awk -F'\t' -v n="$n" '$1 == "F" && $2 == n && $3 == "built"' "$tmp/plan")
+  [[ ${#include[@]} -gt 0 ]] || continue
+  which=$patch_name
+  [[ $npatches -gt 1 ]] && which="patch $n/$npatches of $patch_name${subject:+ (\"$subject\")}"
+  if ! msg=$(git apply -p1 "${include[@]}" --verbose "$file" 2>&1); then
+    # A patch the files already have applies in reverse: say that, not
+    # git's context mismatch.
+    if git apply -p1 "${include[@]}" --reverse --check "$file" >/dev/null 2>&1; then
+      echo "kernel-tree: $which is already applied to $what: it applies in reverse (the files already have its changes)" >&2
+      exit 1
+    fi
+    echo "kernel-tree: $which does not apply to $what$([[ $n -gt 1 ]] && echo " after the patches before it") (git apply):" >&2
+    echo "$msg" >&2
     exit 1
   fi
-  echo "kernel-tree: $patch does not apply to $what (git apply):" >&2
-  echo "$msg" >&2
-  exit 1
+done <"$tmp/plan"
+cd "$tmp" || exit 1
+if [[ -n "$summary" ]]; then
+  /usr/bin/python3 - "$tmp/plan" "$summary" <<'PY'
+import json, sys
+patches = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "P":
+        patches.append({"n": int(f[1]), "subject": f[3], "applied": [], "skipped": []})
+    else:
+        patches[int(f[1]) - 1]["applied" if f[2] == "built" else "skipped"].append({"path": f[4], "hunks": int(f[3])})
+json.dump({"patches": patches}, open(sys.argv[2], "w"), indent=1)
+PY
 fi
-cd - >/dev/null || exit 1
+if [[ -n "$diff_out" ]]; then
+  # git diff --no-index names the sides by the folders given: made -p1
+  git diff --no-index --no-color --no-prefix -- before tree 2>/dev/null |
+    sed -E -e 's#^--- before/#--- a/#' -e 's#^\+\+\+ tree/#+++ b/#' >"$diff_out"
+fi
 mkdir -p "$(dirname "$out")"
 cp "$tmp/tree/$F" "$out"
 if [[ -n "$hdr" ]]; then

@@ -18,6 +18,54 @@
  * the file has no function for stay the project's.
  */
 
+/* ---- the function a finding names (core/finding.h) -------------------- */
+/*
+ * Every call into the tree from the project's code or the harness is a
+ * frame: the trampolines and adapters below (one per kt_count), and the
+ * header's entry points (KT_HDR_FRAME). The first frame of a writer op, a
+ * read or a fault (none in progress: the drivers clear the record,
+ * finding_begin) records its function; the first function of the file
+ * entered inside it replaces one of the header's (report.h's kt_count
+ * records those the header's own calls enter). So in this file kt_count(F)
+ * opens a frame for the call that follows it, closed at the end of the
+ * enclosing block (a cleanup variable).
+ */
+#ifndef ACCESS_BARE
+struct kt_frame { char unused; };
+static inline void kt_frame_leave(struct kt_frame *f)
+{
+	(void)f;
+	acc_self.subj.depth--;
+}
+static inline struct kt_frame kt_frame_file(enum kt_fn fn)
+{
+	struct acc_subject *s = &acc_self.subj;
+
+	kt_count_call(fn);
+	if (s->depth++ == 0 || !s->fn_file) {
+		s->fn = kt_fn_names[fn];
+		s->fn_file = 1;
+	}
+	return (struct kt_frame){ 0 };
+}
+static inline struct kt_frame kt_frame_header(const char *name)
+{
+	struct acc_subject *s = &acc_self.subj;
+
+	if (s->depth++ == 0) {
+		s->fn = name;
+		s->fn_file = 0;
+	}
+	return (struct kt_frame){ 0 };
+}
+#define KT_FRAME(enter) \
+	struct kt_frame kt_frame __attribute__((cleanup(kt_frame_leave), unused)) = (enter)
+#define kt_count(fn) KT_FRAME(kt_frame_file(fn))
+#define KT_HDR_FRAME(name) KT_FRAME(kt_frame_header(name))
+#else
+#define KT_HDR_FRAME(name) ((void)0)
+#endif
+
 #ifdef KT_HAS___contpte_try_fold
 void __contpte_try_fold(struct mm_struct *mm, unsigned long addr, pte_t *ptep, pte_t pte)
 {
@@ -243,7 +291,7 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
  * define stay the project's.
  */
 #define KT_HDR_ENTRY(ret, name, params, args)                                   \
-	ret name params { return kt_hdr_##name args; }
+	ret name params { KT_HDR_FRAME(#name); return kt_hdr_##name args; }
 #ifdef KT_HDR_HAS_ptep_get
 KT_HDR_ENTRY(pte_t, ptep_get, (pte_t *ptep), (ptep))
 #endif
@@ -271,6 +319,7 @@ KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsign
 	{                                                                         \
 		int young = 0;                                                    \
 										  \
+		KT_HDR_FRAME(#single);                                            \
 		for (; nr; nr--, ptep++, addr += PAGE_SIZE)                       \
 			young |= kt_hdr_##single(vma, addr, ptep);                \
 		return young;                                                     \
@@ -321,6 +370,7 @@ KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pt
  * ptep_set_wrprotects. */
 void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
 {
+	KT_HDR_FRAME("ptep_set_wrprotects");
 	KT_CALL_WRPROTECTS(kt_hdr_ptep_set_wrprotects, "ptep_set_wrprotects", mm, addr, ptep, nr);
 }
 #elif defined(KT_HDR_HAS_ptep_set_wrprotect)
@@ -328,6 +378,7 @@ void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsig
 /* Before wrprotect_ptes, core-mm write-protected page by page. */
 void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep, unsigned int nr)
 {
+	KT_HDR_FRAME("ptep_set_wrprotect");
 	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
 		kt_hdr_ptep_set_wrprotect(mm, addr, ptep);
 }

@@ -22,6 +22,12 @@ static const struct {
 #undef KT_FN
 };
 
+const char *const kt_fn_names[KT_FN_COUNT] = {
+#define KT_FN(name, serves, how) #name,
+#include "kernel_tree/functions.def"
+#undef KT_FN
+};
+
 /* ---- call counts: per thread, added up when a thread exits ------------- */
 _Thread_local struct kt_tls kt_tls;
 static _Atomic uint64_t calls_total[KT_FN_COUNT];

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/access.h"
 #include "core/mm_types.h"
 
 enum kt_fn {
@@ -32,15 +33,31 @@ extern _Thread_local struct kt_tls kt_tls;
 /* First call on a thread: arrange for its counts to be added up when it exits. */
 void kt_tls_register(void);
 
+/* The file's functions by name, as functions.def spells them. */
+extern const char *const kt_fn_names[KT_FN_COUNT];
+
 #ifdef ACCESS_BARE
 /* The bench's builds count nothing: the glue's trampolines are plain calls. */
 static inline void kt_count(enum kt_fn fn) { (void)fn; }
 #else
-static inline void kt_count(enum kt_fn fn)
+static inline void kt_count_call(enum kt_fn fn)
 {
 	if (__builtin_expect(!kt_tls.registered, 0))
 		kt_tls_register();
 	kt_tls.calls[fn]++;
+}
+/* A call enters the file's function fn: counted, and the first function of
+ * the file a call into the tree enters is the one a finding names
+ * (core/finding.h; kernel_tree/glue.h opens the calls' frames). */
+static inline void kt_count(enum kt_fn fn)
+{
+	struct acc_subject *s = &acc_self.subj;
+
+	kt_count_call(fn);
+	if (!s->fn_file) {
+		s->fn = kt_fn_names[fn];
+		s->fn_file = 1;
+	}
 }
 #endif
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/finding.h"
 #include "core/hw.h"
 #include "core/tlb.h"
 #include "core/oracle/history.h"
@@ -180,6 +181,7 @@ static void *writer_main(void *arg)
 		own_n = own_first(w, a->index + 1) - own_lo;
 	}
 	self_writer = a;
+	a->subj = &acc_self.subj;
 	agents_pin_self(w, w->nreaders + a->index);
 	rcu_register_thread();
 	if (w->chaos) {
@@ -234,6 +236,7 @@ static void *writer_main(void *arg)
 locked:
 		agent_set_hot_block(a, M->bpt, lt, b);
 		a->cleared = false;
+		finding_begin(op_name(op));
 		if (op_run_random(M, &a->ctx, w->plans, lt, b, op, &a->rng, &touched)) {
 			/* the segment's shared counter every 16 ops */
 			if (++unflushed == 16) {
@@ -326,6 +329,8 @@ static void *hw_main(void *arg)
 
 	self_hw = a;
 	a->follow = fw;
+	a->subj = &acc_self.subj;
+	finding_begin("hw");
 	agents_pin_self(w, w->nreaders + w->nwriters + a->index);
 	rcu_register_thread();
 	if (w->delay.on) {

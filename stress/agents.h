@@ -78,6 +78,7 @@ struct agent {
 	bool cleared;                    /* delays: this op has cleared entries */
 	struct agent *follow;            /* hardware: the writer it follows */
 	double cpu_s;                    /* the thread's CPU time, when it ended */
+	const struct acc_subject *subj;  /* its record of subject code (a hang names it) */
 };
 
 /* The block a writer says it is working on (hot_block), for the agents

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "stress/driver.h"
+#include "core/finding.h"
 #include "core/ops.h"
 #include "core/tlb.h"
 
@@ -61,7 +62,16 @@ static const char usage[] =
 "                     several kinds joined by | accept any of them; the run\n"
 "                     goes on past violations of other kinds (a bug's other\n"
 "                     symptoms) and stops at the first of an expected kind\n"
-"  --keep-going       count violations instead of stopping at the first\n"
+"  --keep-going       count violations instead of stopping at the first; every\n"
+"                     distinct finding (by signature) is listed at the end and\n"
+"                     in the JSON summary's findings\n"
+"  --known=SIG[,SIG]  bugs already known, each kind:op:function (docs/contract.md,\n"
+"                     \"Which bug\"; op or function * for any): a violation with\n"
+"                     a known signature is counted (the JSON's known), not\n"
+"                     reported; the run, the thread that hit it and every\n"
+"                     other check go on\n"
+"  --known-file=FILE  the same, one signature a line (its first word; '#'\n"
+"                     comments): kernel_tree/known_bugs.tsv is one\n"
 "  --progress, --no-progress   live progress line (default: if stderr is a tty)\n"
 "  --report-dir=DIR   write the reproducer there (default: bazel test's outputs folder,\n"
 "                     else ./hammer-reproducers, made on the first violation)\n"
@@ -326,6 +336,14 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 					cfg->expect |= 1u << k;
 				}
 			}
+		} else if (!strcmp(key, "--known") || !strcmp(key, "--known-file")) {
+			/* known bugs (core/finding.h) */
+			char err[1024];
+
+			NEEDS_VALUE();
+			if (key[7] ? finding_known_file(stress_caller_path(val), err, sizeof(err))
+				   : finding_known_add(val, err, sizeof(err)))
+				return bad("%s%s", err, "");
 		} else if (!strcmp(key, "--keep-going")) {
 			NO_VALUE();
 			cfg->keep_going = true;
@@ -350,7 +368,7 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 		} else {
 			return bad("unknown flag '%s' (valid: --reader --mutant --variant --granule --writers --threads "
 				   "--seconds --seed --faulters --tables --blocks --pin --delay --delay-share --delay-max --delay-steps --chaos --bbml2 --tlb --tlb-evict "
-				   "--expect --keep-going --progress "
+				   "--expect --keep-going --known --known-file --progress "
 				   "--no-progress --report-dir --json --list --help)%s", key, "");
 		}
 	}

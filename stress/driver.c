@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/access.h"
+#include "core/finding.h"
 #include "core/hw.h"
 #include "core/mm.h"
 #include "core/oob.h"
@@ -38,7 +39,8 @@ static _Atomic uint64_t g_quiesce_gen;     /* odd while writers and hardware sta
 static volatile sig_atomic_t g_signal;
 static pthread_mutex_t vio_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct violation first_vio;
-static _Atomic uint64_t n_violations;
+static _Atomic uint64_t n_violations;     /* of signatures not known (--known) */
+static _Atomic uint64_t n_known;          /* violations of known signatures */
 /* --expect: the kinds seen, and the first violation of an expected kind */
 static _Atomic uint32_t kinds_seen;    /* written under vio_lock */
 static struct violation expected_vio;
@@ -67,11 +69,24 @@ static bool ends_run(uint32_t kinds)
 	return !C->keep_going && (C->expect ? (kinds & C->expect) != 0 : kinds != 0);
 }
 
-static void report(const struct violation *v)
+/* Every violation of the run, on the thread that found it: identified
+ * (core/finding.h: in place, the reporters' own copies) and counted by
+ * signature. A known one (--known) is counted only: the run and the thread
+ * that hit it go on, every check stays on. */
+static void report(const struct violation *cv)
 {
+	struct violation *v = (struct violation *)cv;
 	uint32_t bit = 1u << v->kind;
-	bool wanted = C->expect & bit, new_other;
+	bool wanted = C->expect & bit, new_other, first_of_sig;
+	char sig[200];
 
+	finding_identify(v);
+	if (finding_note(v, &first_of_sig)) {
+		atomic_fetch_add_explicit(&n_known, 1, memory_order_relaxed);
+		return;
+	}
+	if (first_of_sig && C->keep_going)
+		fprintf(stderr, "\nhammer: finding %s: %s\n", finding_signature(v, sig, sizeof(sig)), v->summary);
 	pthread_mutex_lock(&vio_lock);
 	if (atomic_fetch_add(&n_violations, 1) == 0)
 		first_vio = *v;
@@ -117,6 +132,7 @@ struct reader {          /* cache-line aligned: each writes its own on every rea
 	struct judge_stats st;
 	_Atomic unsigned reading; /* lt * bpt + block + 1 while inside a read (watchdog) */
 	_Atomic bool reading_locked; /* that read is ptep_get under the PTL */
+	const struct acc_subject *subj; /* its record of subject code (a hang names it) */
 	struct acc_guard guard;   /* a fault in the subject's reader comes back to jb */
 };
 static __thread struct reader *self_reader;
@@ -189,6 +205,7 @@ static void *reader_main(void *arg)
 	uint64_t n_reads = 0, n_retries = 0, n_locked = 0;
 
 	self_reader = r;
+	r->subj = &acc_self.subj;
 	agents_pin_self(&W, r->index);
 	rcu_register_thread();
 	acc_self.on_limit = reader_on_limit;
@@ -212,6 +229,7 @@ static void *reader_main(void *arg)
 			/* a quarter of the reads go where a writer works */
 			agent_hot_block(&W.writers[r->index % W.nwriters], M.bpt, &lt, &block);
 		}
+		finding_begin(locked ? "read_locked" : "read");
 		if (locked)
 			pthread_mutex_lock(&M.ptl[lt].lock);
 		ptep = probe_open(&M, &p, lt, block, t, locked);
@@ -329,6 +347,7 @@ static void quiesce(unsigned parties, int ms)
 	if (atomic_load(&W.parked) >= (int)parties) {
 		atomic_fetch_add(&g_quiesce_gen, 1);
 		usleep(ms * 1000);
+		finding_begin("still");
 		for (unsigned lt = 0; lt < M.ntables && !atomic_load(&W.stop); lt++) {
 			pthread_mutex_lock(&M.ptl[lt].lock);
 			agents_check_owed(&W, lt, -1);
@@ -356,10 +375,13 @@ static void progress_line(const struct snapshot *a, const struct snapshot *b, do
 	uint64_t dr = b->reads - a->reads;
 
 	fprintf(stderr,
-		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu   ",
+		"\r[%6.1fs] reads %8.0f/s  retries/read %6.3f  writer ops %7.0f/s  hw %8.0f/s  violations %llu",
 		elapsed, dr / dt, dr ? (double)(b->retries - a->retries) / dr : 0.0,
 		(b->wops - a->wops) / dt, (b->hwops - a->hwops) / dt,
 		(unsigned long long)atomic_load(&n_violations));
+	if (finding_known_count())
+		fprintf(stderr, "  known %llu", (unsigned long long)atomic_load(&n_known));
+	fputs("   ", stderr);
 	fflush(stderr);
 }
 
@@ -383,6 +405,7 @@ static void write_repro(void)
 		fprintf(stderr, "hammer: cannot write reproducer %s: %s\n", path, strerror(errno));
 		return;
 	}
+	finding_print_one(f, "", v);
 	fprintf(f, "%s\n%s\nreproduce (stress runs are timing-dependent; rerun a few times):\n  %s --seed=%llu\n",
 		v->summary, v->detail, C->cmdline ? C->cmdline : "hammer",
 		(unsigned long long)C->seed);
@@ -474,16 +497,15 @@ static void summary(FILE *f, double elapsed, const char *result)
 	fprintf(f, " \"judged\": {\"bits_exact_hw_quiet\": %llu, \"bits_exact_sw_quiet\": %llu, \"content_only\": %llu, \"unjudged\": %llu},\n",
 		(unsigned long long)judged.hw_quiet, (unsigned long long)judged.sw_quiet,
 		(unsigned long long)judged.content_only, (unsigned long long)judged.unjudged);
-	fprintf(f, " \"violations\": %llu, \"first_violation\": ",
-		(unsigned long long)atomic_load(&n_violations));
+	fprintf(f, " \"violations\": %llu, \"known_violations\": %llu, \"first_violation\": ",
+		(unsigned long long)atomic_load(&n_violations), (unsigned long long)atomic_load(&n_known));
 	if (atomic_load(&n_violations)) {
-		fprintf(f, "{\"kind\": \"%s\", \"summary\": \"", vkind_name(first_vio.kind));
-		for (const char *p = first_vio.summary; *p; p++)
-			fputc(*p == '"' ? '\'' : *p, f);
-		fprintf(f, "\"}");
+		finding_json_violation(f, &first_vio, NULL);
 	} else {
 		fprintf(f, "null");
 	}
+	fprintf(f, ",\n ");
+	finding_json(f);
 	fprintf(f, ",\n \"kinds_seen\": \"");
 	for (unsigned k = 0, n = 0; k < VK_COUNT; k++)
 		if (kinds_seen & (1u << k))
@@ -576,6 +598,7 @@ static void populate(void)
 	int touched;
 
 	history_attach(&ctx);
+	finding_begin(op_name(OP_MAP));
 	for (unsigned lt = 0; lt < M.ntables; lt++) {
 		pthread_mutex_lock(&M.ptl[lt].lock);
 		for (unsigned b = 0; b < M.bpt; b++) {
@@ -637,6 +660,7 @@ int stress_run(const struct stress_cfg *cfg)
 	memset(&W, 0, sizeof(W));
 	atomic_store(&g_quiesce_gen, 0);
 	atomic_store(&n_violations, 0);
+	atomic_store(&n_known, 0);
 	kinds_seen = 0;
 	memset(&judged, 0, sizeof(judged));
 	memset(&delays_sum, 0, sizeof(delays_sum));
@@ -691,6 +715,7 @@ int stress_run(const struct stress_cfg *cfg)
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	rcu_register_thread();
+	finding_reset();        /* the findings' clock starts with the threads */
 	if (!cfg->writers)
 		populate();
 	/* writers and hardware first: readers aim at what they do */
@@ -743,25 +768,34 @@ int stress_run(const struct stress_cfg *cfg)
 	double deadline = now_s() + STRESS_GRACE_S;
 	char stuck[4096];
 	size_t soff = 0;
+	const struct acc_subject *stuck_subj = NULL;   /* the first stuck thread's */
 	for (unsigned i = 0; i < cfg->readers; i++)
 		if (!join_by(rd[i].th, deadline) && soff < sizeof(stuck) - 200) {
 			unsigned at = atomic_load(&rd[i].reading);
 
+			if (!stuck_subj)
+				stuck_subj = rd[i].subj;
 			soff += at ? snprintf(stuck + soff, sizeof(stuck) - soff,
 					      "  reader %u: inside %s on table %u block %u (the subject's reader)\n", i,
 					      atomic_load(&rd[i].reading_locked) ? "ptep_get" : "ptep_get_lockless", (at - 1) / M.bpt, (at - 1) % M.bpt)
 				   : snprintf(stuck + soff, sizeof(stuck) - soff, "  reader %u: outside a read\n", i);
 		}
 	for (unsigned i = 0; i < cfg->writers; i++)
-		if (!join_by(wr[i].th, deadline) && soff < sizeof(stuck) - 200)
+		if (!join_by(wr[i].th, deadline) && soff < sizeof(stuck) - 200) {
+			stuck_subj = stuck_subj ? stuck_subj : wr[i].subj;
 			soff += describe_op(stuck + soff, sizeof(stuck) - soff, "writer", i, &wr[i].ctx);
+		}
 	for (unsigned i = 0; i < cfg->hw; i++)
-		if (!join_by(hw[i].th, deadline) && soff < sizeof(stuck) - 200)
+		if (!join_by(hw[i].th, deadline) && soff < sizeof(stuck) - 200) {
+			stuck_subj = stuck_subj ? stuck_subj : hw[i].subj;
 			soff += snprintf(stuck + soff, sizeof(stuck) - soff,
 					 "  hardware agent %u: in its access (a compare-and-swap against an entry that never settles)\n", i);
+		}
 	for (unsigned i = 0; i < cfg->faulters; i++)
-		if (!join_by(fa[i].th, deadline) && soff < sizeof(stuck) - 200)
+		if (!join_by(fa[i].th, deadline) && soff < sizeof(stuck) - 200) {
+			stuck_subj = stuck_subj ? stuck_subj : fa[i].subj;
 			soff += describe_op(stuck + soff, sizeof(stuck) - soff, "faulting device", i, &fa[i].ctx);
+		}
 	bool hung = soff > 0;
 	if (hung) {
 		struct violation vio = { .kind = VK_HANG };
@@ -773,6 +807,10 @@ int stress_run(const struct stress_cfg *cfg)
 			 "  the likely cause: a loop in the subject that never ends (a compare-and-swap retried\n"
 			 "  for ever, a wrong loop bound) or a spin with no load the harness can interrupt.\n"
 			 "  Still running:\n%s", stuck);
+		/* what the first stuck thread was running (read without a lock:
+		 * it is stuck), where it last made an access */
+		if (stuck_subj)
+			finding_set(&vio, stuck_subj->op, stuck_subj->fn, stuck_subj->pc);
 		report(&vio);
 		fprintf(stderr, "\nhammer: watchdog: threads did not return within %.0f s of the run's end\n",
 			STRESS_GRACE_S);
@@ -782,6 +820,7 @@ int stress_run(const struct stress_cfg *cfg)
 	for (unsigned i = 0; i < cfg->hw; i++)
 		delay_add(&delays_sum[2], &hw[i].delay);
 	/* Final writer-vs-hardware check with everything stopped. */
+	finding_begin("end");
 	if (!hung && !ends_run(kinds_seen))     /* no violation ended the run */
 		for (unsigned lt = 0; lt < M.ntables; lt++)
 			agents_check_owed(&W, lt, -1);
@@ -799,9 +838,14 @@ int stress_run(const struct stress_cfg *cfg)
 			cfg->variant->mutant ? cfg->variant->what : "",
 			cfg->variant->granule->name, cfg->reader_name,
 			shown_vio()->summary, shown_vio()->detail);
+		finding_print_one(stderr, "", shown_vio());
 		if (shown_vio() == &expected_vio && !(cfg->expect & (1u << first_vio.kind)))
 			fprintf(stderr, "(the first violation was of another kind: %s)\n", first_vio.summary);
 		write_repro();
+	}
+	if (finding_count() > 1 || atomic_load(&n_known)) {
+		fprintf(stderr, "hammer: findings by signature (docs/contract.md, \"Which bug\"):\n");
+		finding_print(stderr, "  ");
 	}
 	if (g_signal)
 		fprintf(stderr, "hammer: stopped by signal %d\n", (int)g_signal);

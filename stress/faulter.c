@@ -14,6 +14,7 @@
 
 #include "core/access.h"
 #include "core/fault.h"
+#include "core/finding.h"
 #include "core/oracle/history.h"
 #include "core/rcu_tsan.h"
 #include "stress/agents.h"
@@ -71,6 +72,7 @@ static void *faulter_main(void *arg)
 
 	rcu_register_thread();
 	a->ctx.m = M;
+	a->subj = &acc_self.subj;
 	history_attach(&a->ctx);
 	faulter_world = w;
 	faulter_out = &out;
@@ -95,6 +97,7 @@ static void *faulter_main(void *arg)
 		for (unsigned i = 0; i < n && !atomic_load_explicit(&w->stop, memory_order_relaxed); i++) {
 			struct violation vio;
 
+			finding_begin("fault");
 			if (fault_access(&env, lt, b, rng_below(&a->rng, M->cont), rng_below(&a->rng, 3) == 0,
 					 &vio)) {
 				w->report(w, &vio);

@@ -14,7 +14,8 @@
 # seconds, the verdict; exits 0 (no violation) or 1 (violation, script saved).
 # afl-fuzz and the harness run pinned to one CPU (AFL_CPU=N|auto|off,
 # common.sh's afl_cpu); FUZZ_QUEUE=weighted|sequential: afl-fuzz's queue
-# selection (mutator_env).
+# selection (mutator_env); FUZZ_KNOWN=KIND:OP:FUNCTION,...: known bugs, never a
+# crash (fuzz/harness.c) and kept out of the crash's shrinking.
 
 afl_explore_check() {
   local a
@@ -80,6 +81,16 @@ afl_explore_run() {
     fi
   done
   ls "$work"/in/*.bin >/dev/null 2>&1 || die "no ${kb}k seed scripts to start from"
+  # AFL_DEADLINE (epoch seconds): afl-fuzz ends by then, however long the
+  # seeds took to make
+  if [[ -n "${AFL_DEADLINE:-}" ]]; then
+    local until=$(( AFL_DEADLINE - EPOCHSECONDS - 2 ))
+    [[ $until -lt $seconds ]] && seconds=$until
+    if [[ $seconds -lt 1 ]]; then
+      echo "explore: no violation in 0s of AFL++ (0 execs): no time left after the seeds"
+      exit 0
+    fi
+  fi
   echo "$tool: afl-fuzz on $variant ${kb}k for up to ${seconds}s (seed $seed) ..." >&2
   afl_cpu
   start=$(date +%s.%N)
@@ -113,9 +124,23 @@ found_crash() {
   sed -i -e "s/^variant .*/variant $variant/" -e '/^expect /d' "$work/crash.txt"
   mkdir -p "$save"
   txt="$save/afl-$variant-${kb}k-$(date +%s).txt"
-  ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" >/dev/null ||
-    { cp "$work/crash.txt" "$txt"; echo "$tool: the crash did not replay outside AFL++; saved as found" >&2; }
+  if ! ENGINE_PROG=$tool "$engine" shrink "$work/crash.txt" "$txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null; then
+    # A finding is what replays: a crash the engine does not reproduce
+    # outside AFL++ (or only as a known bug) is kept and named, not
+    # reported as a violation.
+    if ENGINE_PROG=$tool "$engine" replay "$work/crash.txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null 2>&1; then
+      txt="$save/not-replayed-$variant-${kb}k-$(date +%s).txt"
+      cp "$work/crash.txt" "$txt"
+      echo "explore: a crash that does not replay outside AFL++: $txt ($when; the engine replays it clean)"
+      execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
+      echo "explore: no violation in ${seconds:-0}s of AFL++ (${execs:-0} execs)"
+      exit 0
+    fi
+    cp "$work/crash.txt" "$txt"
+    echo "$tool: the crash replays outside AFL++ but did not shrink; saved as found" >&2
+  fi
   kind=$(sed -n 's/^expect //p' "$txt")
+  sed -n 's/^# finding: /explore: finding: /p' "$txt"
   echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
   echo "explore: replay with tools/repro $txt"
   exit 1

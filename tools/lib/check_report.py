@@ -2,23 +2,36 @@
 """tools/lib/check_report.py DIR
 
 tools/check's evidence report. Reads what the run left in DIR (meta.json:
-the subject, the patch, the tool, the times; phases.tsv: one line per phase;
+the subject, the patch, the tool, the times; phases.jsonl: one line per
+phase and run (tools/lib/check_phase.py), the run without the patch
+(role "base") beside the run with it ("patched"), or the tree's alone
+("tree"); known-base.txt: the signatures of the tree's own bugs;
 coverage/coverage.json: tools/lib/coverage.py's figures; aging.txt:
 tools/aging --compare's table) and writes DIR/report.md (to paste under a
 patch's --- line) and DIR/report.json (the same facts), prints the report,
 and exits with tools/check's status:
 
-  0   clean, and every changed line of the patch ran
-  1   a finding
+Findings are grouped by signature over every phase (one bug, the phases
+that saw it) and, with a patch, sorted: introduced by the patch, present
+without it (the tree's own, with the upstream fix it lacks when
+kernel_tree/known_bugs.tsv knows it), gone with it.
+
+  0   clean (with a patch: it introduces no finding), and every changed
+      line of the patch ran
+  1   a finding (with a patch: one it introduces)
   2   a phase could not run (its error is in the report)
   3   clean, but some changed lines never ran (listed)
-  130 interrupted before the end, nothing found in what ran
+  4   incomplete: a phase did less than its minimum work (NOTHING RAN
+      when no phase did its minimum)
+  130 interrupted (Ctrl-C) before the end, nothing found in what ran
+  143 terminated (SIGTERM) before the end, nothing found in what ran
 """
 import json
 import os
 import sys
 
-PHASE_FIELDS = ["name", "config", "planned_s", "took_s", "work", "verdict", "kind", "summary", "reproduce", "at_s"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import known_bugs  # noqa: E402  (the one home of the known real bugs)
 
 
 def num(text):
@@ -55,15 +68,10 @@ def short(path):
 def load(d):
     meta = json.load(open(os.path.join(d, "meta.json")))
     phases = []
-    with open(os.path.join(d, "phases.tsv"), encoding="utf-8", errors="replace") as f:
+    with open(os.path.join(d, "phases.jsonl"), encoding="utf-8", errors="replace") as f:
         for line in f:
-            parts = line.rstrip("\n").split("\t")
-            parts += [""] * (len(PHASE_FIELDS) - len(parts))
-            p = dict(zip(PHASE_FIELDS, parts))
-            p["planned_s"] = float(p["planned_s"] or 0)
-            p["took_s"] = float(p["took_s"] or 0)
-            p["at_s"] = float(p["at_s"] or 0)
-            phases.append(p)
+            if line.strip():
+                phases.append(json.loads(line))
     cov = None
     cpath = os.path.join(d, "coverage", "coverage.json")
     if os.path.exists(cpath):
@@ -72,7 +80,53 @@ def load(d):
     apath = os.path.join(d, "aging.txt")
     if os.path.exists(apath):
         aging = open(apath).read().rstrip("\n")
-    return meta, phases, cov, aging
+    not_replayed = []
+    npath = os.path.join(d, "not-replayed.tsv")
+    if os.path.exists(npath):
+        for line in open(npath, encoding="utf-8", errors="replace"):
+            phase, _, what = line.rstrip("\n").partition("\t")
+            not_replayed.append({"phase": phase, "what": what})
+    return meta, phases, cov, aging, not_replayed
+
+
+def run_name(p):
+    return p["name"] + (" (without the patch)" if p["role"] == "base" else "")
+
+
+def group(d, phases, roles):
+    """{signature: finding} over the phases of these roles: the first one's
+    facts, the phases that saw it, its count, and the upstream fix it is
+    known by (its condition read in the phases' logs)."""
+    out = {}
+    for p in phases:
+        if p["role"] not in roles:
+            continue
+        for f in p["findings"]:
+            g = out.get(f["signature"])
+            if g is None:
+                g = out[f["signature"]] = dict(f, phases=[], at_s=p["at_s"], first_phase=run_name(p), count=0)
+            g["phases"].append(run_name(p))
+            g["count"] += f["count"]
+    for sig, g in out.items():
+        text = ""
+        for p in phases:
+            if run_name(p) in g["phases"] and p.get("log"):
+                try:
+                    text += open(os.path.join(d, p["log"]), errors="replace").read()
+                except OSError:
+                    pass
+        g["fix"] = known_bugs.fix_for(sig, text)
+    return out
+
+
+def known_counts(phases, roles):
+    """{signature: times the phases of these roles counted it as known}"""
+    out = {}
+    for p in phases:
+        if p["role"] in roles:
+            for k in p.get("known", []):
+                out[k["signature"]] = out.get(k["signature"], 0) + k["count"]
+    return out
 
 
 def patch_figures(cov):
@@ -90,23 +144,73 @@ def main(argv):
         print(__doc__.split("\n\n")[0], file=sys.stderr)
         return 2
     d = argv[1]
-    meta, phases, cov, aging = load(d)
+    meta, phases, cov, aging, not_replayed = load(d)
     if meta["file"]:
         SHORT["plugin.c"] = os.path.basename(meta["file"])   # the copy built is the user's file
-    findings = [p for p in phases if p["verdict"] == "finding"]
+    with_patch = bool(meta["patch"])
+    main_role = "patched" if with_patch else "tree"
+    tree_own = set(meta.get("tree_own_signatures") or [])
+    # every bug once, with the phases that saw it; with a patch, sorted
+    seen_main = group(d, phases, (main_role,))
+    seen_base = group(d, phases, ("base",))
+    if with_patch:
+        introduced = [g for sig, g in seen_main.items() if sig not in tree_own]
+        # the tree's own: seen without the patch (or confirmed there),
+        # with how often the run with the patch met them
+        with_counts = known_counts(phases, (main_role,))
+        present, gone = [], []
+        for sig in sorted(tree_own):
+            g = seen_base.get(sig) or seen_main.get(sig)
+            if g is None:
+                continue
+            g = dict(g, with_patch=with_counts.get(sig, 0) + (seen_main[sig]["count"] if sig in seen_main else 0))
+            if g["fix"] is None and sig in seen_main:
+                g["fix"] = seen_main[sig].get("fix")
+            (present if g["with_patch"] else gone).append(g)
+    else:
+        introduced, present, gone = list(seen_main.values()), [], []
+    introduced.sort(key=lambda g: g["at_s"])
     errors = [p for p in phases if p["verdict"] == "error"]
+    # a phase of the run that gives the verdict (the patched tree's, or the
+    # tree's) that did not do its minimum work (starved) or did not run at
+    # all (skipped for want of time or of afl-fuzz) leaves the run
+    # incomplete; --fail-fast's and a signal's skips do not. The run
+    # without the patch only sorts the findings (each finding of the
+    # patched tree is also looked for without the patch before it counts
+    # as introduced), so its own short phases are shown, not counted.
+    checking = [p for p in phases if p["name"] != "aging" and p["role"] == main_role]
+    starved = [p for p in checking if p["verdict"] == "starved" or
+               (p["verdict"] == "skipped" and not p["summary"].startswith("--fail-fast")
+                and "before it started" not in p["summary"])]
+    ran = [p for p in checking if p["verdict"] in ("clean", "finding")]
     ncode, nran, never, half = patch_figures(cov)
 
-    if findings:
-        status, headline = 1, "%d FINDING%s" % (len(findings), "" if len(findings) == 1 else "S")
+    def plural(n, word):
+        return "%d %s%s" % (n, word, "" if n == 1 else "S")
+
+    if introduced:
+        status = 1
+        headline = plural(len(introduced), "FINDING") + (" INTRODUCED BY THE PATCH" if with_patch else "")
     elif errors:
         status, headline = 2, "INCOMPLETE: %d phase%s could not run" % (len(errors), "" if len(errors) == 1 else "s")
     elif meta["interrupted"]:
-        status, headline = 130, "INTERRUPTED: clean in what ran"
-    elif meta["patch"] and never:
+        status = 143 if meta["interrupted"] == "TERM" else 130
+        headline = ("TERMINATED" if status == 143 else "INTERRUPTED") + ": clean in what ran"
+    elif starved and not ran:
+        status, headline = 4, "NOTHING RAN: no phase did its minimum work"
+    elif starved:
+        status, headline = 4, "INCOMPLETE: clean in what ran, but %s did less than its minimum work" % (
+            ", ".join(run_name(p) for p in starved))
+    elif with_patch and never:
         status, headline = 3, "CLEAN, BUT %d CHANGED LINE%s NEVER RAN" % (len(never), "" if len(never) == 1 else "S")
     else:
         status, headline = 0, "CLEAN"
+    if with_patch and status in (0, 3) and (present or gone):
+        headline += ": the patch introduces no finding"
+        if gone:
+            headline += ", and %d of the tree's own bugs %s gone with it" % (len(gone), "is" if len(gone) == 1 else "are")
+        else:
+            headline += "; the tree's own bug%s listed" % ("s are" if len(present) > 1 else " is")
 
     md = ["# contpte check: %s" % headline, ""]
     if meta["subject"] == "kernel_tree":
@@ -128,17 +232,62 @@ def main(argv):
         md.append("- Built: " + built)
     else:
         md.append("- Plug-in file: `%s` sha256 %s" % (meta["file"], meta["contpte_sha256"][:16]))
+    skipped = []
     if meta["patch"]:
-        md.append("- Patch: `%s` sha256 %s%s" % (meta["patch"], meta["patch_sha256"][:16],
-                                                  (', "%s"' % meta["patch_subject"]) if meta["patch_subject"] else ""))
-    md.append("- Harness: %s, `%s`; budget %d s, %d s used (build %.0f s)" % (
-        meta["tool_version"] or "unknown version", meta["command"], meta["budget_s"], meta["elapsed_s"], meta["build_s"]))
+        series = meta.get("patch_series") or []
+        if len(series) <= 1:
+            subj = series[0]["subject"] if series else ""
+            md.append("- Patch: `%s` sha256 %s%s" % (meta["patch"], meta["patch_sha256"][:16],
+                                                      (', "%s"' % subj) if subj else ""))
+        else:
+            md.append("- Patch: `%s` sha256 %s, a series of %d patches applied in order:" % (
+                meta["patch"], meta["patch_sha256"][:16], len(series)))
+            for p in series:
+                md.append("  %d. \"%s\"" % (p["n"], p["subject"] or "(no subject)"))
+        for p in series:
+            for f in p["skipped"]:
+                skipped.append(dict(f, patch=p["n"]))
+    md.append("- Harness: %s, `%s`" % (meta["tool_version"] or "unknown version", meta["command"]))
+    md.append("- Time: %d s of checking (the budget: %d s); the build took %.0f s more, not charged to the budget" % (
+        meta["elapsed_s"], meta["budget_s"], meta["build_s"]))
+    if skipped:
+        by = {}
+        for f in skipped:
+            by.setdefault(f["path"], []).append(f)
+        md.append("- Not checked (the harness builds only %s): %s" % (
+            "contpte.c and asm/pgtable.h" if meta.get("header") else "contpte.c",
+            "; ".join("`%s`, %d hunk%s%s" % (
+                path, sum(f["hunks"] for f in fs), "" if sum(f["hunks"] for f in fs) == 1 else "s",
+                (" (patch %s)" % ", ".join(str(f["patch"]) for f in fs)) if len(meta["patch_series"]) > 1 else "")
+                for path, fs in by.items())))
+    t_base = sum(p["took_s"] for p in phases if p["role"] == "base")
+    if with_patch:
+        md.append("- Runs: the tree without the patch (%.0f s) and with it (%.0f s), the same phases and seeds" % (
+            t_base, sum(p["took_s"] for p in phases if p["role"] == main_role)))
     md += ["", "| phase | configuration | time | work | verdict |", "|---|---|---|---|---|"]
     for p in phases:
-        verdict = p["verdict"] if p["verdict"] != "finding" else "**%s**" % p["kind"]
-        if p["verdict"] in ("skipped", "error", "interrupted") and p["summary"]:
+        verdict = p["verdict"]
+        if verdict == "finding":
+            sigs = [f["signature"] for f in p["findings"]]
+            if p["role"] == "base":
+                verdict = "the tree's own: " + ", ".join(sorted(set(x.split(":")[0] for x in sigs)))
+            else:
+                new_ = sorted(set(x.split(":")[0] for x in sigs if x not in tree_own or not with_patch))
+                own = sorted(set(x.split(":")[0] for x in sigs if with_patch and x in tree_own))
+                verdict = ", ".join("**%s**" % k for k in new_)
+                if own:
+                    verdict += ("; " if verdict else "") + "the tree's own: " + ", ".join(own)
+        elif verdict == "starved":
+            verdict = "**starved**"
+        if p["verdict"] in ("skipped", "error", "interrupted", "starved") and p["summary"]:
             verdict += ": " + p["summary"]
-        md.append("| %s | %s | %.0f s | %s | %s |" % (p["name"], p["config"], p["took_s"], num(p["work"]), verdict))
+        if p["verdict"] == "clean" and with_patch and p["role"] == main_role:
+            n = sum(k["count"] for k in p.get("known", []))
+            if n:
+                verdict += " (the tree's own bugs met %s times, counted)" % num(str(n))
+        md.append("| %s | %s | %.0f s | %s | %s |" % (run_name(p), p["config"], p["took_s"], num(p["work"]), verdict))
+    if meta.get("fifth_phase") and any(p["name"] == meta["fifth_phase"] for p in phases):
+        md += ["", "%s: %s." % (meta["fifth_phase"], meta["fifth_phase_why"])]
 
     md.append("")
     if cov:
@@ -187,14 +336,40 @@ def main(argv):
     else:
         md.append("Coverage: none recorded (logs/coverage.log).")
 
-    if findings:
-        md += ["", "## Findings", ""]
-        for i, p in enumerate(findings, 1):
-            summary = p["summary"]
-            if summary.startswith(p["kind"] + ": "):
-                summary = summary[len(p["kind"]) + 2:]
-            md.append("%d. **%s** in %s, %.0f s after the start: %s" % (i, p["kind"], p["name"], p["at_s"], summary))
-            md.append("   reproduce: `%s`" % p["reproduce"])
+    def finding_lines(i, g, extra=""):
+        summary = g["summary"]
+        if summary.startswith(g["kind"] + ": "):
+            summary = summary[len(g["kind"]) + 2:]
+        where = (" at %s" % g["where"]) if g.get("where") else ""
+        lines = ["%d. **%s** in `%s`%s (`%s`), seen in %s%s: %s" % (
+            i, g["kind"], g["function"] if g["function"] not in ("", "-") else "the harness's code", where,
+            g["signature"], ", ".join(g["phases"]), extra, summary)]
+        if g.get("fix"):
+            lines.append("   the tree %s" % g["fix"])
+        lines.append("   reproduce: `%s`" % g["reproduce"])
+        return lines
+
+    if introduced:
+        md += ["", "## Introduced by the patch" if with_patch else "## Findings", ""]
+        for i, g in enumerate(introduced, 1):
+            md += finding_lines(i, g, ", %.0f s into the checking" % g["at_s"])
+    if present:
+        md += ["", "## Present without the patch (the tree's own)", ""]
+        for i, g in enumerate(present, 1):
+            md += finding_lines(i, g, "; with the patch it was met %s times and counted" % num(str(g["with_patch"])))
+    if gone:
+        md += ["", "## Gone with the patch", ""]
+        md.append("Seen without the patch, never with it in the same phases and seeds: the patch may fix %s." % (
+            "it" if len(gone) == 1 else "them"))
+        md.append("")
+        for i, g in enumerate(gone, 1):
+            md += finding_lines(i, g)
+    if not_replayed:
+        md += ["", "## Did not replay (not findings)", ""]
+        md.append("AFL++ reported these inputs as crashes, but run outside AFL++ they do not "
+                  "violate anything; they are kept for a look, and change no verdict:")
+        for n in not_replayed:
+            md.append("- %s: %s" % (n["phase"], n["what"]))
     if aging:
         md += ["", "## Aging (the patch changes the young path)", "", "```", aging, "```"]
     md.append("")
@@ -203,16 +378,18 @@ def main(argv):
         f.write(text)
     report = dict(meta)
     report.update({"status": status, "headline": headline, "phases": phases,
-                   "findings": findings,
+                   "findings": introduced, "present_without_patch": present, "gone_with_patch": gone,
                    "coverage": {k: {kk: v for kk, v in f.items() if kk not in ("lines", "branches")}
                                 for k, f in (cov or {}).get("files", {}).items()},
                    "patch_lines": (cov or {}).get("patch", []),
                    "patch_lines_never_ran": never, "patch_branches_half_taken": half,
+                   "patch_hunks_skipped": skipped, "not_replayed": not_replayed,
+                   "phases_short": [p["name"] for p in starved],
                    "aging": aging})
     with open(os.path.join(d, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(text)
-    print("tools/check: report in %s/report.md (and report.json, coverage/index.html)" % d, file=sys.stderr)
+    print("tools/check: report in %s/report.md (and report.json, coverage/index.html, logs/, findings/)" % d, file=sys.stderr)
     return status
 
 

@@ -47,8 +47,8 @@ bazel_build() {
   log=$(mktemp) || die "cannot make a temporary file"
   (cd "$ws" && exec bazel build --color=no --noshow_progress "$@") >"$log" 2>&1 &
   pid=$!
-  trap 'kill "$pid" 2>/dev/null; exit 130' INT
-  trap 'kill "$pid" 2>/dev/null; exit 143' TERM
+  trap 'kill "$pid" 2>/dev/null; on_signal INT' INT
+  trap 'kill "$pid" 2>/dev/null; on_signal TERM' TERM
   # Bazel is quiet with --noshow_progress: say what is being waited for.
   while kill -0 "$pid" 2>/dev/null; do
     sleep 0.2
@@ -61,8 +61,8 @@ bazel_build() {
     fi
   done
   wait "$pid"; rc=$?
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
   out=$(cat "$log"); rm -f "$log"
   [[ $rc = 0 ]] && return 0
   bazel_errors=$(grep -vE '^(INFO|Loading|Analyzing|Target|FAILED: Build did NOT|Use --(sandbox_debug|verbose_failures))' <<<"$out" |
@@ -88,7 +88,7 @@ bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
 # Exit 2 (via die) with the compiler's message mapped back to the user's
 # path and the undefined names listed if the subject does not build.
 
-subject_file="" subject_tree="" subject_patch="" subject_what=""
+subject_file="" subject_tree="" subject_patch="" subject_what="" subject_patch_summary="" subject_patch_diff=""
 
 # remove_at_exit PATH...: removed when the tool exits, however it exits
 # (die, Ctrl-C, TERM). One EXIT trap for every such path: a second trap of
@@ -97,8 +97,21 @@ removed_at_exit=()
 remove_at_exit() {
   removed_at_exit+=("$@")
   trap 'rm -rf "${removed_at_exit[@]}"' EXIT
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  trap 'on_signal INT' INT
+  trap 'on_signal TERM' TERM
+}
+# keep_at_exit PATH: no longer removed at exit (it became the user's)
+keep_at_exit() {
+  local p kept=()
+  for p in "${removed_at_exit[@]}"; do [[ $p == "$1" ]] || kept+=("$p"); done
+  removed_at_exit=("${kept[@]}")
+}
+# on_signal INT|TERM: a tool stopped by Ctrl-C or SIGTERM says so in one
+# line (with $stopped_during, what it was doing, if set) and exits 130 or 143
+stopped_during=""
+on_signal() {
+  if [[ $1 == INT ]]; then echo "$tool: interrupted (Ctrl-C)${stopped_during:+ $stopped_during}" >&2; exit 130; fi
+  echo "$tool: terminated (SIGTERM)${stopped_during:+ $stopped_during}" >&2; exit 143
 }
 
 subject_check() {
@@ -224,7 +237,15 @@ subject_prepare() {
       export KERNEL_TREE_HEADER=$hdr
     fi
     if [[ -n "$subject_patch" ]]; then
-      if ! msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" "$subject_what" "$subject_patch" "$subject_pkgdir/$subject_copy" 2>&1); then
+      # what was applied, patch by patch (subject_patch_summary), and the
+      # built files' whole change (subject_patch_diff: patch_lines reads it)
+      subject_patch_summary=$subject_pkgdir/patch-summary.json subject_patch_diff=$subject_pkgdir/patch.diff
+      local rc=0
+      msg=$("$ws/kernel_tree/apply_patch.sh" "${hdr_args[@]}" --summary "$subject_patch_summary" --diff "$subject_patch_diff" \
+            "$subject_what" "$subject_patch" "$subject_pkgdir/$subject_copy" 2>&1) || rc=$?
+      if [[ $rc = 3 ]]; then
+        die "${msg#kernel-tree: }"
+      elif [[ $rc != 0 ]]; then
         echo "$msg" >&2
         die "patch '$subject_patch' does not apply to $subject_what${subject_header_copy:+ and $hdr} (the tree is untouched)"
       fi
@@ -256,9 +277,10 @@ BUILD
 }
 
 # patch_lines PATCH: after subject_prepare, the lines PATCH changes in the
-# copies built and the function or macro each lies in
+# copies built (a series' lines once, from the whole change of its
+# patches) and the function or macro each lies in
 # (kernel_tree/patch_lines.py: FILE LINE KIND FUNCTION START END)
-patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "$1" "$subject_pkgdir/tree"; }
+patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "${subject_patch_diff:-$1}" "$subject_pkgdir/tree"; }
 # young_path <PATCH_LINES: the changed functions on the young path (their
 # name has "young"), space-separated: a patch the aging figures concern
 young_path() { awk -F'\t' '$4 ~ /young/ && !seen[$4]++ { print $4 }' | paste -sd ' ' -; }
@@ -290,6 +312,10 @@ subject_make() {
     fi
     die "$subject_file does not build on the kernel-tree shim (compiler output above)"
   fi
+  # its binaries (a few MB) go with the scratch package
+  local bindir
+  bindir=$(bazel_bin "${flags[@]}") && [[ -n "$bindir" ]] && remove_at_exit "$bindir/$pkg"
+  return 0
 }
 
 # ---- the deterministic engine ----------------------------------------------
