@@ -962,14 +962,14 @@ const struct op_desc op_desc[OP_COUNT] = {
 		.post = post_retire,
 	},
 	[OP_TEARDOWN] = {
-		.name = "teardown", .weight = 2, .shape = OP_SHAPE_RANGE,
+		.name = "teardown", .weight = 1, .shape = OP_SHAPE_RANGE,
 		.flags = OPF_CLEAR | OPF_SINGLE, .words = teardown_words,
 		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
 		.pick = pick_teardown, .gen_flags = gen_teardown_flags, .run = run_teardown,
 		.post = post_teardown,
 	},
 	[OP_GET_AND_CLEAR] = {
-		.name = "get_and_clear", .weight = 2, .shape = OP_SHAPE_ENTRY,
+		.name = "get_and_clear", .weight = 1, .shape = OP_SHAPE_ENTRY,
 		.flags = OPF_ZAP, .words = get_and_clear_words,
 		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
 		.pick = pick_get_and_clear, .gen_flags = gen_get_and_clear_flags,
