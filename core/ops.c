@@ -258,7 +258,6 @@ static bool pick_any_range(const uint64_t *e, unsigned cont, uint64_t *rng, stru
 	return true;
 }
 
-
 static int run_unmap(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
 	c->k->ret = c->m->v->ep.ep_get_and_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0).pte;
