@@ -721,6 +721,10 @@ static bool post_get_and_clear(const struct op_check *k, struct violation *out)
 		return post_nothing_changed(k, out);
 	if (op_e1(k, k->b, s))
 		return post_fail(k, out, VK_WRONG_MAPPING, (int)s, "entry %u is not none after it was cleared", s);
+	/* the siblings first: a bit the unfold dropped is theirs to report */
+	for (unsigned j = 0; j < k->m->cont; j++)
+		if (j != s && !post_kept(k, j, 0, out))
+			return false;
 	if (!pm_valid(k->ret) || content_nc(k->ret) != content_nc(a))
 		return post_fail(k, out, VK_WRONG_RETURN, (int)s,
 				 "returned %s, not the mapping entry %u had", pm_format(k->ret, shift).s, s);
@@ -737,9 +741,6 @@ static bool post_get_and_clear(const struct op_check *k, struct violation *out)
 				 "returned %s without the %s state entry %u had%s before the op",
 				 pm_format(k->ret, shift).s, pm_dirty(gathered) && !pm_dirty(k->ret) ? "dirty" : "young", s,
 				 pm_valid_cont(a) ? " (gathered over its CONT block, as ptep_get reads it)" : "");
-	for (unsigned j = 0; j < k->m->cont; j++)
-		if (j != s && !post_kept(k, j, 0, out))
-			return false;
 	return true;
 }
 
