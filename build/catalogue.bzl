@@ -57,7 +57,7 @@ MUTANTS = [
     struct(name = "young_plain_rmw", base = "baseline", expect = "dirty_lost", tree_patch = "mut_young_plain_rmw", tree_expect = "dirty_lost|wrong_return", what = "__ptep_test_and_clear_young clears AF with a plain read-modify-write store"),
     struct(name = "wrprotect_plain_rmw", base = "baseline", expect = "dirty_lost|young_lost", tree_patch = "mut_wrprotect_plain_rmw", what = "__ptep_set_wrprotect with a plain read-modify-write store"),
     struct(name = "access_flags_rdonly", base = "baseline", expect = "dirty_lost|flags_not_set|fault_loop", what = "set_access_flags takes RDONLY from the request, re-setting it over hardware dirty"),
-    struct(name = "fold_no_clear", base = "baseline", expect = "dirty_lost|young_lost", tree_patch = "mut_fold_no_clear", tree_expect = "dirty_lost|young_lost|bbm_violation|tlb_conflict", what = "fold reads entries and writes CONT without clearing them first"),
+    struct(name = "fold_no_clear", base = "baseline", expect = "dirty_lost|young_lost|wrong_return", tree_patch = "mut_fold_no_clear", tree_expect = "dirty_lost|young_lost|wrong_return|bbm_violation|tlb_conflict", what = "fold reads entries and writes CONT without clearing them first"),
     struct(name = "convert_drops_bits", base = "baseline", expect = "dirty_lost|young_lost|wrong_return", tree_patch = "mut_convert_drops_bits", what = "fold/unfold keeps only the target's access/dirty bits, not the block's"),
     struct(name = "unmap_no_unfold", base = "baseline", expect = "mixed_block", tree_patch = "mut_unmap_no_unfold", what = "partial unmap of a CONT block without unfolding it first"),
     struct(name = "rcu_no_grace", base = "baseline", expect = "use_after_free", what = "retired page table freed (poisoned) without waiting for a grace period"),
@@ -72,6 +72,11 @@ MUTANTS = [
     struct(name = "convert_no_dsb", base = "baseline", expect = "bbm_violation|tlb_conflict|stale_tlb_access", args = ["--tlb=8"], tree_patch = "mut_convert_no_dsb", what = "contpte_convert issues its TLB flush as __flush_tlb_range_nosync and drops the DSB that completes it, then rewrites the block"),
     struct(name = "unmap_no_flush", base = "baseline", expect = "stale_tlb_access|bbm_violation|tlb_conflict", args = ["--tlb=8"], caller = True, what = "unmap: the caller frees the pages without the TLB flush (a CPU still translates to the freed page)"),
     struct(name = "wrprotect_no_flush", base = "baseline", expect = "stale_tlb_access", args = ["--tlb=8"], caller = True, what = "wrprotect: the caller drops its TLB flush (a write goes through a stale writable translation)"),
+    struct(name = "teardown_fast_path", base = "baseline", expect = "mixed_block", tree_patch = "mut_teardown_fast_path", what = "ptep_get_and_clear_full with full set clears a CONT entry alone, without unfolding (the fast path for process exit the series had before its merge): a zap that stops at a VMA boundary inside the block leaves it half none, half CONT"),
+    struct(name = "clear_full_no_unfold", base = "baseline", expect = "mixed_block", tree_patch = "mut_clear_full_no_unfold", what = "contpte_clear_full_ptes clears its range without unfolding the blocks it only partly covers"),
+    struct(name = "teardown_no_gather", base = "baseline", expect = "wrong_return", tree_patch = "mut_teardown_no_gather", what = "get_and_clear_full_ptes with full set returns the first entry as cleared, without the access and dirty state of the others (a dirty folio freed unwritten at process exit)"),
+    struct(name = "get_and_clear_stale", base = "baseline", expect = "wrong_return", tree_patch = "mut_get_and_clear_stale", what = "ptep_get_and_clear returns the entry as read before the unfold, without the block's gathered access and dirty state"),
+    struct(name = "unfold_per_entry", base = "baseline", expect = "cont_mismatch|tlb_conflict|wrong_return", args = ["--tlb=8"], tree_patch = "mut_unfold_per_entry", what = "unfold breaks, flushes and rewrites one entry at a time: the block holds CONT and non-CONT entries while walkers may use it (no BBML2_NOABORT)"),
     struct(name = "publish_no_wmb", base = "baseline", expect = "use_after_free|torn_mapping", memory = "arm", what = "a new page table published without smp_wmb: a walker may find it before its clearing and entries are visible"),
 ]
 
@@ -81,5 +86,5 @@ READERS = ["lockless", "locked", "early-exit", "locked-early-exit"]
 # remap, partial unmap, wrprotect, table moves) that stresses consistency.
 MIXES = {
     "all": "all",
-    "churn": "map,fold,unfold,unmap,wrprotect,retire",
+    "churn": "map,fold,unfold,unmap,wrprotect,retire,teardown,get_and_clear",
 }

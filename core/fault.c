@@ -122,9 +122,14 @@ int fault_access(struct fault_env *e, unsigned lt, unsigned b, unsigned j, bool 
 		prev_rec = rec;
 
 		/* core-mm: vmf->orig_pte = ptep_get_lockless(), then the PTL */
+		rcu_read_lock();
+		if (hmm_exit_seq(m, lt) & 1) {
+			/* the process is gone: its fault is not served */
+			rcu_read_unlock();
+			return 0;
+		}
 		if (e->reading)
 			e->reading(e, lt, b, j, true);
-		rcu_read_lock();
 		p = entry_of(m, lt, b, j);
 		orig = m->v->ptep_get_lockless(p);
 		TSAN_RCU_READ_END();

@@ -272,6 +272,7 @@ int hmm_create(struct harness_mm *m, const struct variant *v, unsigned ntables,
 	m->free_count = m->nslots;
 	for (unsigned lt = 0; lt < ntables; lt++) {
 		pthread_mutex_init(&m->ptl[lt].lock, NULL);
+		atomic_init(&m->ptl[lt].exit_seq, 0);
 		struct slot_hdr *s = slot_alloc(m, lt);
 		TSAN_RCU_PUBLISH(s);
 		rcu_assign_pointer(m->tables[lt], s);   /* before any thread runs */
@@ -318,8 +319,11 @@ void hmm_reset(struct harness_mm *m)
 			h->consume_young[j] = 0;
 		}
 	}
-	for (unsigned lt = 0; lt < m->ntables; lt++)
+	for (unsigned lt = 0; lt < m->ntables; lt++) {
 		m->tables[lt] = slot_alloc(m, lt);
+		/* a run stopped inside a teardown */
+		atomic_store_explicit(&m->ptl[lt].exit_seq, 0, memory_order_relaxed);
+	}
 	atomic_store_explicit(&m->next_folio, 1ULL << 20, memory_order_relaxed);
 	atomic_store_explicit(&m->pending_frees, 0, memory_order_relaxed);
 	bbm_reset(m);

@@ -100,9 +100,12 @@ struct seg_header {
 };
 
 /* A table's lock, alone on its cache line: writers on different tables
- * would otherwise bounce one line on every lock and unlock. */
+ * would otherwise bounce one line on every lock and unlock. exit_seq: odd
+ * while a teardown op (under the lock) tears the table down as exit_mmap
+ * would (hmm_exit_seq). */
 struct hmm_ptl {
 	_Alignas(64) pthread_mutex_t lock;
+	_Atomic uint32_t exit_seq;
 };
 
 struct tlb;
@@ -187,6 +190,17 @@ static inline struct slot_hdr *hmm_slot_of(const struct harness_mm *m, const voi
 
 	*idx = (unsigned)((off & (((size_t)1 << m->slot_shift) - 1)) / sizeof(uint64_t));
 	return &m->slots[off >> m->slot_shift];
+}
+
+/* Table lt's teardown count (core/ops.c, teardown): odd while the table is
+ * torn down as at process exit. No lockless walk of an exiting mm's tables
+ * exists in the kernel: a lockless read does not begin while it is odd,
+ * and one during which it changed overlapped a teardown and is not judged
+ * (core/oracle/window.c; a seqcount: the teardown bumps it, with a full
+ * fence, before its first store and after its last). */
+static inline uint32_t hmm_exit_seq(const struct harness_mm *m, unsigned lt)
+{
+	return atomic_load_explicit(&m->ptl[lt].exit_seq, memory_order_acquire);
 }
 
 /* A folio never mapped before: its CONT-aligned base pfn. */

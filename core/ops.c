@@ -246,7 +246,8 @@ static void caller_flush_block(struct op_ctx *c)
 }
 
 /* ---- unmap ---------------------------------------------------------------- */
-static bool pick_unmap(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
+/* Any range, often the whole block. */
+static bool pick_any_range(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
 {
 	if (rng_below(rng, 5) < 2) {
 		a->n = cont;
@@ -266,7 +267,175 @@ static int run_unmap(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 	return 1;
 }
 
+/* The same zap for a caller that needs no old value (an anonymous folio):
+ * clear_full_ptes, full=0 */
+static int run_unmap_clear(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
+{
+	c->m->v->ep.ep_clear_full_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n, 0);
+	caller_flush(c, n, "unmap_no_flush");
+	return 1;
+}
+
+/* a, or b if a is none, with the access and dirty state of both */
+static uint64_t merge_bits(uint64_t a, uint64_t b)
+{
+	if (!a)
+		return b;
+	if (pm_valid(b) && pm_dirty(b))
+		a = pm_mkdirty(a);
+	if (pm_valid(b) && pm_young(b))
+		a = pm_mkyoung(a);
+	return a;
+}
+
+/* ---- process teardown: exit_mmap's zap ------------------------------------
+ * The process is gone (its mm has no user left): none of its threads
+ * faults, maps, protects, advises or remaps any more, and no lockless walk
+ * of its tables begins: GUP-fast walks the caller's own mm only, and the
+ * fault path needs a thread of the process (or a device whose fault
+ * handler takes a reference the mm no longer gives). Hardware keeps its
+ * TLBs and may still walk. The zap holds the PTL like any writer, so reclaim
+ * and migration (rmap walkers, under the PTL) wait for it. The table's
+ * teardown count is odd meanwhile: no lockless read of it begins, and one
+ * in flight is not judged (hmm_exit_seq; docs/contract.md, "Process
+ * teardown"). */
+static void exit_begin(struct op_ctx *c)
+{
+	atomic_fetch_add_explicit(&c->m->ptl[c->lt].exit_seq, 1, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+static void exit_end(struct op_ctx *c)
+{
+	atomic_fetch_add_explicit(&c->m->ptl[c->lt].exit_seq, 1, memory_order_release);
+}
+
+/* What folio_pte_batch compares: the mapping with the pfn, and with the
+ * access, dirty and write state set aside. */
+static uint64_t batch_key(uint64_t v)
+{
+	return pm_content(v) & ~PTE_BIT_WRITE;
+}
+
+/* core-mm's folio_pte_batch: how many entries from i (valid, read as v
+ * through the arch's ptep_get) on, before end, map the following pages of
+ * the same folio alike. The arch's pte_batch_hint says how many it may take
+ * without reading them. */
+static unsigned zap_batch(struct op_ctx *c, unsigned i, unsigned end, uint64_t v)
+{
+	const struct variant *vr = c->m->v;
+	unsigned shift = c->m->g->page_shift, j = i;
+	uint64_t key = batch_key(v);
+
+	for (;;) {
+		j += vr->ep.ep_pte_batch_hint(PTEP(c->e + j), __pte_of(v)) ?: 1;
+		if (j >= end)
+			return end - i;
+		v = vr->ptep_get(c->e + j);
+		if (!pm_valid(v) || batch_key(v) != key + ((uint64_t)(j - i) << shift))
+			return j - i;
+	}
+}
+
+/* zap_pte_range over [s, s + n) with full (process teardown): every present
+ * entry, a folio's batch at a time or one entry at a time (OPF_SINGLE, as
+ * before batching), with its old value (get_and_clear_full_ptes,
+ * ptep_get_and_clear_full) or without (OPF_CLEAR, as for an anonymous
+ * folio: clear_full_ptes). What each call returned is kept for the
+ * postcondition. */
+static void zap_range(struct op_ctx *c, unsigned s, unsigned n, unsigned flags, int full)
+{
+	const struct variant *vr = c->m->v;
+	unsigned long page = 1UL << c->m->g->page_shift;
+
+	for (unsigned i = s, nr; i < s + n; i += nr) {
+		uint64_t v = vr->ptep_get(c->e + i), ret = 0;
+		unsigned long addr = c->addr + (i - s) * page;
+
+		nr = 1;
+		if (!pm_valid(v))
+			continue;
+		if (!(flags & OPF_SINGLE))
+			nr = zap_batch(c, i, s + n, v);
+		if (flags & OPF_CLEAR)
+			vr->ep.ep_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full);
+		else if (flags & OPF_SINGLE)
+			ret = vr->ep.ep_ptep_get_and_clear_full(&c->m->mm, addr, PTEP(c->e + i), full).pte;
+		else
+			ret = vr->ep.ep_get_and_clear_full_ptes(&c->m->mm, addr, PTEP(c->e + i), nr, full).pte;
+		for (unsigned j = i; j < i + nr; j++)
+			c->k->rets[j] = ret;
+		c->k->ret = merge_bits(c->k->ret, ret);
+	}
+}
+
+static int run_teardown(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
+{
+	memset(c->k->rets, 0, sizeof(c->k->rets));
+	exit_begin(c);
+	zap_range(c, s, n, flags, 1);
+	c->k->has_ret = !(flags & OPF_CLEAR);
+	/* the gather's flush before the pages are freed (arm64 itself skips
+	 * the leaf flush of an mm no CPU will run again; the harness's
+	 * hardware agents go on, so it flushes as a generic architecture) */
+	caller_flush(c, n, NULL);
+	exit_end(c);
+	return 1;
+}
+
+static unsigned gen_teardown_flags(uint64_t *rng)
+{
+	unsigned f = rng_below(rng, 3) ? 0 : OPF_CLEAR;   /* one draw at a time, in order */
+
+	return f | (rng_below(rng, 3) ? 0 : OPF_SINGLE);
+}
+
+static bool pick_teardown(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
+{
+	a->flags = gen_teardown_flags(rng);
+	return pick_any_range(e, cont, rng, a);
+}
+
+/* ---- one entry taken out: mremap's move, migration, KSM, a zap ------------ */
+static int run_get_and_clear(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
+{
+	const struct variant *vr = c->m->v;
+
+	if (!pm_valid(acc_peek(&c->e[s])))
+		return 0;
+	if (flags & OPF_ZAP)
+		c->k->ret = vr->ep.ep_ptep_get_and_clear_full(&c->m->mm, c->addr, PTEP(c->e + s), 0).pte;
+	else
+		c->k->ret = vr->ep.ep_ptep_get_and_clear(&c->m->mm, c->addr, PTEP(c->e + s)).pte;
+	c->k->has_ret = true;
+	/* ptep_clear_flush's flush, or the gather's before the page is freed */
+	caller_flush(c, 1, NULL);
+	return 1;
+}
+
+static unsigned gen_get_and_clear_flags(uint64_t *rng)
+{
+	return rng_below(rng, 2) ? OPF_ZAP : 0;
+}
+
+static bool pick_get_and_clear(const uint64_t *e, unsigned cont, uint64_t *rng, struct op_args *a)
+{
+	a->s = rng_below(rng, cont);
+	a->flags = gen_get_and_clear_flags(rng);
+	return true;
+}
+
 /* ---- aging ---------------------------------------------------------------- */
+/* MGLRU's page-table walk: a batch of entries at once, no flush */
+static int run_young_ptes(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
+{
+	if (!run_is(c->e, s, n, 1))
+		return 0;
+	c->k->ret = c->m->v->ep.ep_test_and_clear_young_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n) != 0;
+	c->k->has_ret = true;
+	return 1;
+}
+
 static int run_young(struct op_ctx *c, unsigned s, unsigned n, unsigned flags)
 {
 	if (!pm_valid(acc_peek(&c->e[s])))
@@ -280,7 +449,12 @@ static int run_flush_young(struct op_ctx *c, unsigned s, unsigned n, unsigned fl
 {
 	if (!run_is(c->e, s, n, 1))
 		return 0;
-	c->k->ret = c->m->v->ep.ep_clear_flush_young_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n) != 0;
+	/* one page: core-mm's single-entry call (folio_referenced_one on a
+	 * small mapping) */
+	if (n == 1)
+		c->k->ret = c->m->v->ep.ep_ptep_clear_flush_young(&c->m->vma, c->addr, PTEP(c->e + s)) != 0;
+	else
+		c->k->ret = c->m->v->ep.ep_clear_flush_young_ptes(&c->m->vma, c->addr, PTEP(c->e + s), n) != 0;
 	c->k->has_ret = true;
 	return 1;
 }
@@ -315,7 +489,11 @@ static int run_wrprotect(struct op_ctx *c, unsigned s, unsigned n, unsigned flag
 {
 	if (!run_is(c->e, s, n, 1))
 		return 0;
-	c->m->v->ep.ep_wrprotect_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n);
+	/* one page: fork's and KSM's single-entry call */
+	if (n == 1)
+		c->m->v->ep.ep_ptep_set_wrprotect(&c->m->mm, c->addr, PTEP(c->e + s));
+	else
+		c->m->v->ep.ep_wrprotect_ptes(&c->m->mm, c->addr, PTEP(c->e + s), n);
 	caller_flush(c, n, "wrprotect_no_flush");
 	return 1;
 }
@@ -479,6 +657,8 @@ static bool post_unmap(const struct op_check *k, struct violation *out)
 		if (op_e1(k, k->b, j))
 			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
 					 "entry %u of the unmapped range is not none after the unmap", j);
+	if (!k->has_ret)             /* unmap_clear: no old value asked for */
+		return post_kept_outside(k, k->s, k->s + k->n, out);
 	/* every entry the op cleared had at least the bits it had before the
 	 * op when it was cleared (only hardware ran, and it only adds) */
 	for (unsigned j = k->s; j < k->s + k->n; j++) {
@@ -491,6 +671,77 @@ static bool post_unmap(const struct op_check *k, struct violation *out)
 					 pm_format(k->ret, shift).s, pm_dirty(a) && !pm_dirty(k->ret) ? "dirty" : "young", j);
 	}
 	return post_kept_outside(k, k->s, k->s + k->n, out);
+}
+
+/* exit_mmap's zap of [s, s+n): the range none, the rest of the block kept.
+ * What the calls returned: batched, each call's entry has the access and
+ * dirty state of every entry of its batch (get_and_clear_full_ptes' promise;
+ * core-mm marks the folio from it); one entry at a time, the returns
+ * together have those of every entry cleared (each call's own entry may
+ * lack what only a sibling had: the folio learns it from the sibling's
+ * call, which the same zap makes). */
+static bool post_teardown(const struct op_check *k, struct violation *out)
+{
+	unsigned shift = k->m->g->page_shift;
+	uint64_t all = 0;
+
+	for (unsigned j = k->s; j < k->s + k->n; j++)
+		if (op_e1(k, k->b, j))
+			return post_fail(k, out, VK_WRONG_MAPPING, (int)j,
+					 "entry %u of the torn-down range is not none after the zap", j);
+	for (unsigned j = k->s; j < k->s + k->n && k->has_ret; j++)
+		all = merge_bits(all, k->rets[j]);
+	for (unsigned j = k->s; j < k->s + k->n && k->has_ret; j++) {
+		uint64_t a = op_e0(k, k->b, j), got = k->flags & OPF_SINGLE ? all : k->rets[j];
+		bool dirty = pm_dirty(a) && !pm_dirty(got), young = pm_young(a) && !pm_young(got);
+
+		if (pm_valid(a) && (dirty || young))
+			return post_fail(k, out, VK_WRONG_RETURN, (int)j,
+					 "%s %s without the %s state of entry %u, which it cleared: "
+					 "the folio is freed as %s",
+					 k->flags & OPF_SINGLE ? "the calls returned" : "the call that cleared it returned",
+					 pm_format(got, shift).s, dirty ? "dirty" : "young", j,
+					 dirty ? "clean (its data is lost)" : "unreferenced");
+	}
+	return post_kept_outside(k, k->s, k->s + k->n, out);
+}
+
+/* ptep_get_and_clear(_full) of entry s: it is none; the value returned is
+ * the entry as ptep_get gathered it before (its mapping; for a CONT entry
+ * the block's access and dirty state: core-mm moves or frees the page on
+ * it, and a clean value for a page a sibling's walk dirtied loses the
+ * write once the siblings are cleaned); the other entries keep mapping and
+ * bits (CONT aside: the block is unfolded). */
+static bool post_get_and_clear(const struct op_check *k, struct violation *out)
+{
+	unsigned s = k->s, shift = k->m->g->page_shift;
+	uint64_t a = op_e0(k, k->b, s), gathered = a;
+
+	if (!k->rc)
+		return post_nothing_changed(k, out);
+	if (op_e1(k, k->b, s))
+		return post_fail(k, out, VK_WRONG_MAPPING, (int)s, "entry %u is not none after it was cleared", s);
+	/* the siblings first: a bit the unfold dropped is theirs to report */
+	for (unsigned j = 0; j < k->m->cont; j++)
+		if (j != s && !post_kept(k, j, 0, out))
+			return false;
+	if (!pm_valid(k->ret) || content_nc(k->ret) != content_nc(a))
+		return post_fail(k, out, VK_WRONG_RETURN, (int)s,
+				 "returned %s, not the mapping entry %u had", pm_format(k->ret, shift).s, s);
+	for (unsigned j = 0; j < k->m->cont && pm_valid_cont(a); j++) {
+		uint64_t x = op_e0(k, k->b, j);
+
+		if (pm_valid(x) && pm_dirty(x))
+			gathered = pm_mkdirty(gathered);
+		if (pm_valid(x) && pm_young(x))
+			gathered = pm_mkyoung(gathered);
+	}
+	if ((pm_dirty(gathered) && !pm_dirty(k->ret)) || (pm_young(gathered) && !pm_young(k->ret)))
+		return post_fail(k, out, VK_WRONG_RETURN, (int)s,
+				 "returned %s without the %s state entry %u had%s before the op",
+				 pm_format(k->ret, shift).s, pm_dirty(gathered) && !pm_dirty(k->ret) ? "dirty" : "young", s,
+				 pm_valid_cont(a) ? " (gathered over its CONT block, as ptep_get reads it)" : "");
+	return true;
 }
 
 /* test_and_clear_young, clear_flush_young_ptes: AF clear on [s, s+n) (an
@@ -633,6 +884,15 @@ static const struct op_word clear_young_dirty_words[] = {
 	{ "dirty", OPF_DIRTY, OPF_DIRTY },
 	{ NULL, 0, 0 },
 };
+static const struct op_word teardown_words[] = {
+	{ "clear", OPF_CLEAR, OPF_CLEAR },
+	{ "single", OPF_SINGLE, OPF_SINGLE },
+	{ NULL, 0, 0 },
+};
+static const struct op_word get_and_clear_words[] = {
+	{ "zap", OPF_ZAP, OPF_ZAP },
+	{ NULL, 0, 0 },
+};
 static const struct op_word access_flags_words[] = {
 	{ "read", OPF_AF_MASK, OPF_AF_READ },
 	{ "write", OPF_AF_MASK, OPF_AF_WRITE },
@@ -661,7 +921,7 @@ const struct op_desc op_desc[OP_COUNT] = {
 	[OP_UNMAP] = {
 		.name = "unmap", .weight = 3, .shape = OP_SHAPE_RANGE,
 		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
-		.pick = pick_unmap, .run = run_unmap,
+		.pick = pick_any_range, .run = run_unmap,
 		.post = post_unmap,
 	},
 	[OP_YOUNG] = {
@@ -700,6 +960,33 @@ const struct op_desc op_desc[OP_COUNT] = {
 		.name = "retire", .weight = 1, .shape = OP_SHAPE_NONE,
 		.pick = pick_nothing, .run = run_retire,
 		.post = post_retire,
+	},
+	[OP_TEARDOWN] = {
+		.name = "teardown", .weight = 1, .shape = OP_SHAPE_RANGE,
+		.flags = OPF_CLEAR | OPF_SINGLE, .words = teardown_words,
+		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
+		.pick = pick_teardown, .gen_flags = gen_teardown_flags, .run = run_teardown,
+		.post = post_teardown,
+	},
+	[OP_GET_AND_CLEAR] = {
+		.name = "get_and_clear", .weight = 1, .shape = OP_SHAPE_ENTRY,
+		.flags = OPF_ZAP, .words = get_and_clear_words,
+		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
+		.pick = pick_get_and_clear, .gen_flags = gen_get_and_clear_flags,
+		.run = run_get_and_clear,
+		.post = post_get_and_clear,
+	},
+	[OP_YOUNG_PTES] = {
+		.name = "young_ptes", .weight = 1, .shape = OP_SHAPE_RANGE,
+		.consumes = CONSUMES_YOUNG,
+		.pick = pick_valid_run, .run = run_young_ptes,
+		.post = post_young,
+	},
+	[OP_UNMAP_CLEAR] = {
+		.name = "unmap_clear", .weight = 1, .shape = OP_SHAPE_RANGE,
+		.consumes = CONSUMES_DIRTY | CONSUMES_YOUNG,
+		.pick = pick_any_range, .run = run_unmap_clear,
+		.post = post_unmap,
 	},
 };
 

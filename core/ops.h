@@ -29,7 +29,8 @@
 /* Scripts store an op as opcode 0x10 + enum op: append, never reorder. */
 enum op {
 	OP_MAP, OP_FOLD, OP_UNFOLD, OP_UNMAP, OP_YOUNG, OP_FLUSH_YOUNG,
-	OP_CLEAR_YOUNG_DIRTY, OP_WRPROTECT, OP_ACCESS_FLAGS, OP_RETIRE, OP_COUNT
+	OP_CLEAR_YOUNG_DIRTY, OP_WRPROTECT, OP_ACCESS_FLAGS, OP_RETIRE,
+	OP_TEARDOWN, OP_GET_AND_CLEAR, OP_YOUNG_PTES, OP_UNMAP_CLEAR, OP_COUNT
 };
 
 #define OPS_ALL ((1u << OP_COUNT) - 1)
@@ -47,7 +48,8 @@ enum op_shape {
  *   flags   map: OPF_YOUNG, OPF_DIRTY (the new entries' bits), OPF_NEW_FOLIO
  *           (a folio never mapped before; else the block's last one) and a
  *           prot choice OPF_PROT_*; clear_young_dirty: OPF_DIRTY clears
- *           dirty too; access_flags: one of OPF_AF_*.
+ *           dirty too; access_flags: one of OPF_AF_*; teardown: OPF_CLEAR,
+ *           OPF_SINGLE; get_and_clear: OPF_ZAP.
  */
 struct op_args {
 	unsigned s, n;
@@ -58,6 +60,14 @@ struct op_args {
 #define OPF_YOUNG      0x01
 #define OPF_DIRTY      0x02
 #define OPF_NEW_FOLIO  0x04
+/* teardown: clear_full_ptes (a caller that needs no old value: an
+ * anonymous folio's zap); get_and_clear: ptep_get_and_clear_full(full=0),
+ * a zap's, instead of ptep_get_and_clear */
+#define OPF_CLEAR      0x08
+#define OPF_ZAP        0x08
+/* teardown: one entry at a time (ptep_get_and_clear_full(full=1), as
+ * zap_pte_range did before batching; with OPF_CLEAR clear_full_ptes of one) */
+#define OPF_SINGLE     0x40
 #define OPF_PROT_SHIFT 4            /* 2 bits */
 #define OPF_PROT_MASK  (3u << OPF_PROT_SHIFT)
 enum { PROT_KEEP, PROT_RDONLY, PROT_OTHER_ATTR, PROT_WRITABLE };

@@ -122,6 +122,155 @@ static void report_stale(struct harness_mm *m, const struct tlb_entry *e, unsign
 static bool bit(const uint64_t *mask, unsigned i) { return mask[i / 64] >> (i % 64) & 1; }
 static void set_bit(uint64_t *mask, unsigned i) { mask[i / 64] |= 1ULL << (i % 64); }
 
+/* ---- the contiguous bit (cont_mismatch) -------------------------------------
+ * The architecture's rule: while any CPU may walk a contiguous block, its
+ * entries agree on the contiguous bit, the output address (consecutive
+ * pages) and the attributes; otherwise a TLB may return the translation of
+ * any of them for any address of the block, or raise a TLB conflict
+ * abort. Invalid entries in a block whose valid entries agree are a break
+ * in progress (a whole-block clear, a convert, a teardown): a walker faults
+ * on them or gets the old translation, which the flush that follows
+ * removes (the stale and break-before-make checks judge that flush).
+ * Permissions, the access flag and the dirty state may differ (hardware
+ * updates one entry; a whole-block wrprotect is entry by entry): not
+ * judged here (a difference left when the PTL is released is
+ * mixed_block). docs/tlb.md, "The contiguous bit". */
+#define CONT_ATTRS (PTE_BIT_ATTRINDX | PTE_BIT_SHARED | PTE_BIT_NG)
+
+/* Entry w at index x of the block against the walked CONT translation v at
+ * j: 0 agrees (or invalid), 1 another size only (CONT clear, same page and
+ * attributes), 2 another output address or memory attributes. */
+static int cont_disagree(uint64_t v, unsigned j, uint64_t w, unsigned x, unsigned shift)
+{
+	if (!pm_valid(w))
+		return 0;
+	if (pm_pfn(w, shift) != pm_pfn(v, shift) - j + x || (w & CONT_ATTRS) != (v & CONT_ATTRS))
+		return 2;
+	return pm_cont(w) ? 0 : 1;
+}
+
+static void report_cont(struct harness_mm *m, const uint64_t *blk, unsigned lt, unsigned b,
+			unsigned j, unsigned x, const char *what, struct violation *out)
+{
+	unsigned shift = m->g->page_shift;
+	size_t off;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = VK_CONT_MISMATCH;
+	snprintf(out->summary, sizeof(out->summary),
+		 "cont_mismatch: a hardware walk of table %u block %u entry %u (CONT) found entry %u "
+		 "disagreeing on %s: %s", lt, b, j, x,
+		 cont_disagree(blk[j], j, blk[x], x, shift) == 1 ? "the CONT bit" : "the output address or attributes",
+		 what);
+	off = snprintf(out->detail, sizeof(out->detail),
+		       "  while a CPU may walk a contiguous block its entries must agree on the CONT bit,\n"
+		       "  the output address and the attributes%s; otherwise the TLB may return\n"
+		       "  any of their translations, or raise a TLB conflict abort. The block:\n",
+		       kc_bbml2_noabort ? "" : " (BBML2_NOABORT, --bbml2, would allow the CONT bit alone)");
+	for (unsigned i = 0; i < m->cont && off < sizeof(out->detail) - 200; i++)
+		off += snprintf(out->detail + off, sizeof(out->detail) - off, "  %3u%c %s\n", i,
+				i == j ? '*' : i == x ? '<' : ' ', pm_format(blk[i], shift).s);
+	if (off < sizeof(out->detail) - 100)
+		snprintf(out->detail + off, sizeof(out->detail) - off,
+			 "  (* walked; < disagrees) a writer left the block so, or is in the middle of\n"
+			 "  rewriting it without breaking it first\n");
+}
+
+/* After a walk of entry j of block b (*v: valid and CONT) through t. If
+ * the block's valid entries disagree, the model takes what the
+ * architecture allows, by t's RNG: the abort (false, out filled), or the
+ * block translation of the walked entry or of a disagreeing CONT sibling
+ * (*v: the one taken). One that sends the access to another page than
+ * entry j maps is reported at once; the entries it would send elsewhere
+ * are marked in wrong, for the accesses that use it later. */
+static bool cont_rule(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned b, unsigned j,
+		      uint64_t *v, uint64_t *wrong, struct violation *out)
+{
+	unsigned cont = m->cont, shift = m->g->page_shift, ncand = 0, worst = 0, x0 = j, pick;
+	unsigned cand[MAX_CONT_PTES];
+	uint64_t blk[MAX_CONT_PTES], tv, c0;
+	struct block_hist *h = hmm_hist(m, lt, b);
+	struct slot_hdr *slot;
+	bool abort_ok;
+
+	/* the block at one instant: no software store began or completed
+	 * while it was read (hardware only sets AF and dirty, which do not
+	 * count here), and the walked entry still as walked; otherwise a
+	 * writer is at work and no verdict is drawn (a finding may be
+	 * missed, none made up) */
+	c0 = atomic_load_explicit(&h->lcomp, memory_order_acquire);
+	check_rcu_read_lock();
+	slot = check_rcu_dereference(m->tables[lt]);
+	TSAN_RCU_CONSUME(slot);
+	for (unsigned x = 0; x < cont; x++)
+		blk[x] = acc_peek(hmm_slot_entries(m, slot) + b * cont + x);
+	TSAN_RCU_READ_END();
+	check_rcu_read_unlock();
+	atomic_thread_fence(memory_order_acquire);
+	if (atomic_load_explicit(&h->lseq, memory_order_acquire) != c0 ||
+	    pm_content(blk[j]) != pm_content(*v))
+		return true;
+	for (unsigned x = 0; x < cont; x++) {
+		int d = cont_disagree(*v, j, blk[x], x, shift);
+
+		if (d > (int)worst) {
+			worst = (unsigned)d;
+			x0 = x;
+		}
+		/* a CONT sibling of another block translation offers its own */
+		if (d == 2 && pm_cont(blk[x]))
+			cand[ncand++] = x;
+	}
+	abort_ok = worst == 2 || (worst == 1 && !kc_bbml2_noabort);
+	if (!abort_ok)
+		return true;           /* agree, or another size with BBML2_NOABORT */
+	lock(t);
+	pick = rng_below(&t->rng, ncand + 2);
+	unlock(t);
+	if (pick == ncand + 1) {
+		report_cont(m, blk, lt, b, j, x0, "the model took the TLB conflict abort it allows", out);
+		return false;
+	}
+	if (pick < ncand) {        /* a sibling's block translation */
+		unsigned k = cand[pick];
+
+		tv = pm_pfn_pte(pm_pfn(blk[k], shift) - k + j, pm_pgprot(blk[k], shift), shift);
+		if (pm_pfn(tv, shift) != pm_pfn(*v, shift)) {
+			char what[160];
+
+			snprintf(what, sizeof(what), "the model took entry %u's translation for the block, and "
+				 "the access of entry %u goes to another page than entry %u maps", k, j, j);
+			report_cont(m, blk, lt, b, j, k, what, out);
+			return false;
+		}
+		*v = tv;
+	}
+	for (unsigned x = 0; x < cont; x++)
+		if (pm_valid(blk[x]) && pm_pfn(blk[x], shift) != pm_pfn(*v, shift) - j + x)
+			set_bit(wrong, x);
+	return true;
+}
+
+/* An access through a translation the contiguous rule gave to an entry
+ * whose own descriptor mapped another page (cont_rule marked it). */
+static void cont_wrong_access(struct harness_mm *m, const struct tlb_entry *e, unsigned lt,
+			      unsigned idx, bool write, struct violation *out)
+{
+	unsigned shift = m->g->page_shift;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = VK_CONT_MISMATCH;
+	snprintf(out->summary, sizeof(out->summary),
+		 "cont_mismatch: a hardware %s of table %u entry %u (block %u entry %u) went through the "
+		 "translation of a block whose entries disagreed: it reaches another page than the entry mapped",
+		 write ? "write" : "read", lt, idx, idx / m->cont, idx % m->cont);
+	snprintf(out->detail, sizeof(out->detail),
+		 "  cached translation (walked at entry %u, covering entries %u-%u): %s\n"
+		 "  when it was walked, entry %u mapped another page: the block's entries disagreed on\n"
+		 "  the output address, and the TLB may return any of their translations for the block.\n",
+		 e->walked, e->first, e->first + e->npages - 1, pm_format(e->pte, shift).s, idx);
+}
+
 /* Walk: the table's descriptor after the HAFDBS update (core/hw.c). */
 static uint64_t walk(struct harness_mm *m, unsigned lt, unsigned b, unsigned j, bool write)
 {
@@ -195,7 +344,7 @@ static bool lookup_conflict(struct harness_mm *m, struct tlb *t, unsigned lt, un
 }
 
 static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx, uint64_t pte,
-		 uint64_t gen, uint64_t seq, struct violation *out, bool *bad)
+		 uint64_t gen, uint64_t seq, const uint64_t *wrong, struct violation *out, bool *bad)
 {
 	unsigned cont = m->cont, first = idx, n = 1, slot = t->cap;
 	struct tlb_entry *e;
@@ -245,6 +394,7 @@ static void fill(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned idx,
 	t->e[slot] = (struct tlb_entry){ .used = true, .lt = lt, .first = first, .npages = n,
 					 .walked = idx, .pte = pte, .last_use = ++t->clock,
 					 .fill_seq = seq };
+	memcpy(t->e[slot].wrong, wrong, sizeof(t->e[slot].wrong));
 	t->st.fills++;
 	unlock(t);
 }
@@ -280,6 +430,10 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 			unlock(t);
 			unsigned k = idx - seen.first;
 
+			if (bit(seen.wrong, k)) {
+				cont_wrong_access(m, &seen, lt, idx, write, out);
+				return TLB_BAD;
+			}
 			if (bit(seen.stale_r, k) || bit(seen.stale_w, k)) {
 				/* reported only while the table still grants less
 				 * than the translation does (not if a later op
@@ -320,8 +474,13 @@ enum tlb_outcome tlb_access(struct harness_mm *m, struct tlb *t, unsigned lt, un
 	v = walk(m, lt, b, j, write);
 	if (!pm_valid(v) || (write && !pm_write(v)))
 		return TLB_FAULT;
-	if (t && t->cap)
-		fill(m, t, lt, idx, v, gen, seq, out, &bad);
+	if (t && t->cap) {
+		uint64_t wrong[MAX_CONT_PTES / 64] = { 0 };
+
+		if (pm_valid_cont(v) && !cont_rule(m, t, lt, b, j, &v, wrong, out))
+			return TLB_BAD;
+		fill(m, t, lt, idx, v, gen, seq, wrong, out, &bad);
+	}
 	return bad ? TLB_BAD : TLB_WALKED;
 }
 

@@ -33,6 +33,13 @@
  *                     op that took it away returned: the op's change and
  *                     the flushes it (or its caller) owed are complete, so
  *                     the translation survived them (tlb_op_done marks it);
+ *   cont_mismatch     a walk of a valid CONT entry whose block's valid
+ *                     entries disagree on the output address, the memory
+ *                     attributes, or (unless BBML2_NOABORT) the CONT bit:
+ *                     the TLB may then return any of their translations or
+ *                     raise a TLB conflict abort; the model picks one (its
+ *                     RNG) and reports the abort, or the access that the
+ *                     translation it took sends to another page;
  *   bbm_violation     (core/bbm.h, on software's stores)
  *                     a valid entry's output address, size or CONT bit
  *                     changed without first making it invalid and
@@ -67,6 +74,12 @@ struct tlb_entry {
 	 * does, to any access (stale_r) or to a write (stale_w): set by
 	 * tlb_op_done, reported by the access that uses them */
 	uint64_t stale_r[MAX_CONT_PTES / 64], stale_w[MAX_CONT_PTES / 64];
+	/* entries (bit i: first + i) whose own descriptor mapped another page
+	 * than this translation gives them when it was walked: the block's
+	 * entries disagreed, and the TLB took this one for all of them
+	 * (core/tlb.c, "the contiguous bit"); an access through it to such
+	 * an entry is cont_mismatch */
+	uint64_t wrong[MAX_CONT_PTES / 64];
 	/* the function (core/finding.h) of the last writer op that returned
 	 * leaving this translation stale or of another size than the table:
 	 * what a stale_tlb_access or tlb_conflict through it names */

@@ -12,17 +12,10 @@
 #include "core/cpu.h"
 #include "core/mm.h"
 #include "core/rcu.h"
+#include "core/test_check.h"
 #include "core/tlb.h"
 #include "core/variant.h"
 
-static int fails;
-#define CHECK(c)                                                                      \
-	do {                                                                          \
-		if (!(c)) {                                                           \
-			printf("FAIL line %d: %s\n", __LINE__, #c);                   \
-			fails++;                                                      \
-		}                                                                     \
-	} while (0)
 
 static struct harness_mm M;
 static const struct variant *V;

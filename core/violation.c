@@ -27,6 +27,7 @@ static const char *const names[VK_COUNT] = {
 	[VK_STALE_TLB] = "stale_tlb_access",
 	[VK_TLB_CONFLICT] = "tlb_conflict",
 	[VK_BBM] = "bbm_violation",
+	[VK_CONT_MISMATCH] = "cont_mismatch",
 };
 _Static_assert(VK_COUNT <= 32, "kinds are bits of a 32-bit mask (--expect, FUZZ_ONLY_KIND)");
 

@@ -33,6 +33,7 @@ enum vkind {
 	VK_STALE_TLB,   /* stale_tlb_access: an access through a translation a completed change removed */
 	VK_TLB_CONFLICT,/* tlb_conflict: two overlapping translations of one address in one TLB */
 	VK_BBM,         /* bbm_violation: a valid entry's address or CONT changed without break-before-make */
+	VK_CONT_MISMATCH, /* cont_mismatch: a walk of a CONT block whose valid entries disagree (docs/tlb.md) */
 	VK_COUNT
 };
 

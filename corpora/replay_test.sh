@@ -61,8 +61,12 @@ done
 
 # coverage of the seeds
 for word in map fold unfold unmap young flush_young clear_young_dirty wrprotect access_flags \
-            retire read read_locked touch gp fault; do
+            retire teardown get_and_clear young_ptes unmap_clear read read_locked touch gp fault; do
   grep -qE "^ +$word( |$)" "$here"/seeds/*.txt || { echo "FAIL: no seed uses '$word'"; fail=1; }
+done
+# and every flag word of the ops that take one
+for words in "teardown .* single" "teardown .* clear" "teardown .* clear single" "get_and_clear .* zap"; do
+  grep -qE "^ +$words( |$)" "$here"/seeds/*.txt || { echo "FAIL: no seed uses '$words'"; fail=1; }
 done
 for g in 4k 16k 64k; do
   grep -q "^granule $g" "$here"/seeds/*.txt || { echo "FAIL: no seed at granule $g"; fail=1; }

@@ -217,6 +217,8 @@ static void do_read(unsigned tid, const struct instr *in)
 	if (locked)
 		eng_lock(0);
 	ptep = probe_open(R.m, p, 0, in->block, in->s, locked);
+	if (!ptep)
+		return;     /* a lockless read of a table being torn down: none */
 	R.reading[tid] = true;
 	eng.th[tid].solo_loads = 0;
 	acc_self.guard = &g;

@@ -28,7 +28,9 @@ between the shim and the tree's contpte.c:
                tree's file; a taken macro replaces the shim's, if any
   OUT.undefs   what ends the header's names before kernel_tree/glue.h
   OUT.names    "function NAME" / "macro NAME" per taken definition, "decl
-               NAME" per declaration
+               NAME" per declaration, "untaken function|macro NAME" per
+               definition nothing driven reaches, "owned function|macro
+               NAME" per definition the project keeps (both never built)
 
 Names the project keeps whatever the header says (PROJECT_OWNED) are never
 taken: the physical-address encoding of an entry (the harness's own page
@@ -53,6 +55,8 @@ DRIVEN = [
     "ptep_set_access_flags", "contpte_try_fold", "contpte_try_unfold",
     "__ptep_get_and_clear", "__ptep_test_and_clear_young", "__ptep_set_wrprotect",
     "__set_ptes", "__clear_young_dirty_ptes", "__ptep_get", "__set_pte",
+    "ptep_get_and_clear", "ptep_get_and_clear_full", "clear_full_ptes",
+    "test_and_clear_young_ptes", "pte_batch_hint",
 ]
 
 PROJECT_OWNED = {
@@ -187,6 +191,8 @@ def main(argv):
             f.write("%s %s\n" % (defs[n][0], n))
         for n in sorted(decls):
             f.write("decl %s\n" % n)
+        for n in sorted(set(defs) - taken - file_defines - known):
+            f.write("%s %s %s\n" % ("owned" if n in PROJECT_OWNED else "untaken", defs[n][0], n))
     return 0
 
 

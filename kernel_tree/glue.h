@@ -294,22 +294,55 @@ KT_HDR_ENTRY(pte_t, get_and_clear_full_ptes, (struct mm_struct *mm, unsigned lon
 KT_HDR_ENTRY(int, ptep_test_and_clear_young, (struct vm_area_struct *vma, unsigned long addr,
 					      pte_t *ptep), (vma, addr, ptep))
 #endif
+/* A batched aging call over the header's older single-page one, as core-mm
+ * asked before the batched call existed: page by page. */
+#define KT_HDR_YOUNG_PER_PAGE(batched, single)                                  \
+	int batched(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,  \
+		    unsigned int nr)                                              \
+	{                                                                         \
+		int young = 0;                                                    \
+										  \
+		KT_HDR_FRAME(#single);                                            \
+		for (; nr; nr--, ptep++, addr += PAGE_SIZE)                       \
+			young |= kt_hdr_##single(vma, addr, ptep);                \
+		return young;                                                     \
+	}
+#if defined(KT_HDR_HAS_test_and_clear_young_ptes)
+KT_HDR_ENTRY(int, test_and_clear_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
+					      pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
+#elif defined(KT_HDR_HAS_ptep_test_and_clear_young)
+#define KT_HDR_ADAPTED_TCY "test_and_clear_young_ptes: page by page through the tree's ptep_test_and_clear_young; "
+KT_HDR_YOUNG_PER_PAGE(test_and_clear_young_ptes, ptep_test_and_clear_young)
+#endif
+#ifdef KT_HDR_HAS_ptep_clear_flush_young
+KT_HDR_ENTRY(int, ptep_clear_flush_young, (struct vm_area_struct *vma, unsigned long addr,
+					   pte_t *ptep), (vma, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_set_wrprotect
+KT_HDR_ENTRY(void, ptep_set_wrprotect, (struct mm_struct *mm, unsigned long addr, pte_t *ptep),
+	     (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_get_and_clear
+KT_HDR_ENTRY(pte_t, ptep_get_and_clear, (struct mm_struct *mm, unsigned long addr, pte_t *ptep),
+	     (mm, addr, ptep))
+#endif
+#ifdef KT_HDR_HAS_ptep_get_and_clear_full
+KT_HDR_ENTRY(pte_t, ptep_get_and_clear_full, (struct mm_struct *mm, unsigned long addr,
+					      pte_t *ptep, int full), (mm, addr, ptep, full))
+#endif
+#ifdef KT_HDR_HAS_clear_full_ptes
+KT_HDR_ENTRY(void, clear_full_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+				     unsigned int nr, int full), (mm, addr, ptep, nr, full))
+#endif
+#ifdef KT_HDR_HAS_pte_batch_hint
+KT_HDR_ENTRY(unsigned int, pte_batch_hint, (pte_t *ptep, pte_t pte), (ptep, pte))
+#endif
 #if defined(KT_HDR_HAS_clear_flush_young_ptes)
 KT_HDR_ENTRY(int, clear_flush_young_ptes, (struct vm_area_struct *vma, unsigned long addr,
 					   pte_t *ptep, unsigned int nr), (vma, addr, ptep, nr))
 #elif defined(KT_HDR_HAS_ptep_clear_flush_young)
 #define KT_HDR_ADAPTED_CFY "clear_flush_young_ptes: page by page through the tree's ptep_clear_flush_young; "
-/* Before batching, core-mm asked page by page. */
-int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep,
-			   unsigned int nr)
-{
-	int young = 0;
-
-	KT_HDR_FRAME("ptep_clear_flush_young");
-	for (; nr; nr--, ptep++, addr += PAGE_SIZE)
-		young |= kt_hdr_ptep_clear_flush_young(vma, addr, ptep);
-	return young;
-}
+KT_HDR_YOUNG_PER_PAGE(clear_flush_young_ptes, ptep_clear_flush_young)
 #endif
 #if defined(KT_HDR_HAS_wrprotect_ptes)
 KT_HDR_ENTRY(void, wrprotect_ptes, (struct mm_struct *mm, unsigned long addr, pte_t *ptep,
@@ -374,11 +407,15 @@ KT_HDR_ENTRY(void, __clear_young_dirty_ptes, (struct vm_area_struct *vma, unsign
 	     (vma, addr, ptep, nr, flags))
 #endif
 #undef KT_HDR_ENTRY
+#undef KT_HDR_YOUNG_PER_PAGE
 #ifndef KT_HDR_ADAPTED_CFY
 #define KT_HDR_ADAPTED_CFY ""
 #endif
 #ifndef KT_HDR_ADAPTED_WRP
 #define KT_HDR_ADAPTED_WRP ""
+#endif
+#ifndef KT_HDR_ADAPTED_TCY
+#define KT_HDR_ADAPTED_TCY ""
 #endif
 
 /* ---- what the probe found, for the report ------------------------------ */
@@ -388,7 +425,9 @@ const struct kt_tree_info kt_tree_info = {
 	.shim_provided = KT_SHIM_PROVIDED,
 	.header = KT_HEADER,
 	.header_taken = KT_HDR_TAKEN,
-	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP,
+	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP KT_HDR_ADAPTED_TCY,
+	.header_untaken = KT_HDR_UNTAKEN,
+	.header_owned = KT_HDR_OWNED,
 	.warnings = KT_WARNINGS,
 };
 

@@ -234,6 +234,8 @@ static void *reader_main(void *arg)
 		if (locked)
 			pthread_mutex_lock(&M.ptl[lt].lock);
 		ptep = probe_open(&M, &p, lt, block, t, locked);
+		if (!ptep)
+			continue;   /* a lockless read of a table being torn down: none */
 
 		acc_self.scans = 0;
 		acc_reset(&acc_self, r->bound);

@@ -15,6 +15,40 @@ static inline pte_t *contpte_align_down(pte_t *ptep)
 }
 
 /*
+ * The planted unfold_per_entry: "flush only the page we rewrite". Gather
+ * the block's access and dirty state, then break, flush and rewrite one
+ * entry at a time. Each entry alone keeps break-before-make, but while it
+ * runs the block holds CONT and non-CONT entries at once, which the
+ * architecture does not allow while a walker may use the block.
+ */
+static void contpte_unfold_per_entry(struct mm_struct *mm, unsigned long start,
+				     pte_t *first, pte_t pte)
+{
+	struct vm_area_struct vma = TLB_FLUSH_VMA(mm, 0);
+	unsigned long addr;
+	pte_t ent;
+	int i;
+
+	for (i = 0; i < CONT_PTES; i++) {
+		ent = __ptep_get(first + i);
+		if (pte_dirty(ent))
+			pte = pte_mkdirty(pte);
+		if (pte_young(ent))
+			pte = pte_mkyoung(pte);
+	}
+	for (i = 0; i < CONT_PTES; i++) {
+		addr = start + i * PAGE_SIZE;
+		ent = __ptep_get_and_clear(mm, addr, first + i);
+		__flush_tlb_range(&vma, addr, addr + PAGE_SIZE, PAGE_SIZE, true, 3);
+		if (pte_dirty(ent))
+			pte = pte_mkdirty(pte);
+		if (pte_young(ent))
+			pte = pte_mkyoung(pte);
+		__set_ptes(mm, addr, first + i, pte_advance_pfn(pte, i), 1);
+	}
+}
+
+/*
  * Rewrite a whole block ("break before make"): clear every entry with an
  * atomic get-and-clear, collecting access/dirty state that hardware may
  * have put in any of them, flush, then write all entries from pte (with or
@@ -30,6 +64,10 @@ static void contpte_convert(struct mm_struct *mm, unsigned long addr,
 	int i;
 
 	pte = pfn_pte(ALIGN_DOWN(pte_pfn(pte), CONT_PTES), pte_pgprot(pte));
+	if (MUTANT(unfold_per_entry) && !pte_cont(pte)) {
+		contpte_unfold_per_entry(mm, start, first, pte);
+		return;
+	}
 	for (i = 0, ptep = first; i < CONT_PTES; i++, ptep++) {
 		if (MUTANT(fold_no_clear) && pte_cont(pte))
 			ent = __ptep_get(ptep);
@@ -277,7 +315,8 @@ void contpte_set_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 void contpte_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 			     unsigned int nr, int full)
 {
-	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	if (!MUTANT(clear_full_no_unfold))
+		contpte_try_unfold_partial(mm, addr, ptep, nr);
 	__clear_full_ptes(mm, addr, ptep, nr, full);
 }
 
@@ -287,6 +326,14 @@ pte_t contpte_get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr,
 				      pte_t *ptep, unsigned int nr, int full)
 {
 	contpte_try_unfold_partial(mm, addr, ptep, nr);
+	if (MUTANT(teardown_no_gather) && full) {
+		/* "at teardown the folio learns the rest from the other
+		 * calls": the first entry alone, the others cleared unread */
+		pte_t pte = __ptep_get_and_clear(mm, addr, ptep);
+
+		__clear_full_ptes(mm, addr + PAGE_SIZE, ptep + 1, nr - 1, full);
+		return pte;
+	}
 	return __get_and_clear_full_ptes(mm, addr, ptep, nr, full);
 }
 

@@ -167,6 +167,53 @@ pte_t get_and_clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *p
 	return pte;
 }
 
+/* The same without the entry's old value, for a caller that does not need
+ * its access and dirty state (zap of an anonymous folio). */
+void clear_full_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+		     unsigned int nr, int full)
+{
+	if (likely(nr == 1)) {
+		contpte_try_unfold(mm, addr, ptep, __ptep_get(ptep));
+		__clear_full_ptes(mm, addr, ptep, nr, full);
+	} else {
+		contpte_clear_full_ptes(mm, addr, ptep, nr, full);
+	}
+}
+
+/* One entry, taken out of its block first: after the unfold every entry of
+ * the block carries the block's access and dirty state, so the value
+ * returned is the entry as ptep_get() gathers it. */
+pte_t ptep_get_and_clear(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	pte_t orig = __ptep_get(ptep), pte;
+
+	contpte_try_unfold(mm, addr, ptep, orig);
+	pte = __ptep_get_and_clear(mm, addr, ptep);
+	if (MUTANT(get_and_clear_stale))
+		return orig;    /* the value read before the unfold gathered the block */
+	return pte;
+}
+
+/* core-mm's generic version: full (process teardown) changes nothing. */
+pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
+			      int full)
+{
+	/* The fast path the series had before its merge: with full, clear a
+	 * CONT entry alone, trusting the caller to clear the rest of the
+	 * block before anyone looks (not so at a VMA boundary). */
+	if (MUTANT(teardown_fast_path) && full && pte_valid_cont(__ptep_get(ptep)))
+		return __ptep_get_and_clear(mm, addr, ptep);
+	return ptep_get_and_clear(mm, addr, ptep);
+}
+
+int test_and_clear_young_ptes(struct vm_area_struct *vma, unsigned long addr,
+			      pte_t *ptep, unsigned int nr)
+{
+	if (likely(nr == 1 && !pte_cont(__ptep_get(ptep))))
+		return __ptep_test_and_clear_young(vma, addr, ptep);
+	return contpte_test_and_clear_young_ptes(vma, addr, ptep, nr);
+}
+
 int ptep_test_and_clear_young(struct vm_area_struct *vma, unsigned long addr,
 			      pte_t *ptep)
 {
@@ -190,6 +237,20 @@ int clear_flush_young_ptes(struct vm_area_struct *vma, unsigned long addr,
 	return contpte_clear_flush_young_ptes(vma, addr, ptep, nr);
 }
 
+int ptep_clear_flush_young(struct vm_area_struct *vma, unsigned long addr, pte_t *ptep)
+{
+	return clear_flush_young_ptes(vma, addr, ptep, 1);
+}
+
+/* How many entries from ptep on core-mm may take as one batch without
+ * looking at them (folio_pte_batch): the rest of a CONT block. */
+unsigned int pte_batch_hint(pte_t *ptep, pte_t pte)
+{
+	if (!pte_valid_cont(pte))
+		return 1;
+	return CONT_PTES - (((unsigned long)ptep / sizeof(pte_t)) & (CONT_PTES - 1));
+}
+
 void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 		    unsigned int nr)
 {
@@ -199,6 +260,11 @@ void wrprotect_ptes(struct mm_struct *mm, unsigned long addr, pte_t *ptep,
 	} else {
 		contpte_wrprotect_ptes(mm, addr, ptep, nr);
 	}
+}
+
+void ptep_set_wrprotect(struct mm_struct *mm, unsigned long addr, pte_t *ptep)
+{
+	wrprotect_ptes(mm, addr, ptep, 1);
 }
 
 void clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long addr,

@@ -54,10 +54,14 @@ struct read_obs {
 
 /* One judged read, shared by the stress driver's reader threads and the
  * engine's READ steps:
- *   ptep = probe_open(...)     window start, rcu_read_lock, table, P
+ *   ptep = probe_open(...)     window start, rcu_read_lock, table, P; NULL
+ *                              (no read: nothing to close) for a lockless
+ *                              read of a table being torn down (hmm_exit_seq)
  *   R = reader(ptep)           the variant's ptep_get[_lockless]
  *   probe_close(..., R)        Q, window end, rcu_read_unlock
- *   probe_judge(...)           property 5, then properties 1-3 (out is
+ *   probe_judge(...)           property 5, then (unless a teardown of the
+ *                              table overlapped a lockless read: none)
+ *                              properties 1-3 (out is
  *                              cleared first: violation_clear, not a
  *                              memset of its 8 KB; filled on a violation)
  * A locked read takes the table's PTL around all of it (the caller's lock). */
@@ -66,6 +70,8 @@ struct probe {
 	struct slot_hdr *slot;
 	uint64_t *e;                /* the block's entries in the page read */
 	uint32_t gen, gen2, state;
+	uint32_t exit0, exit1;      /* the table's teardown count (hmm_exit_seq) at
+				     * the window's start and end */
 };
 
 enum verdict { VERDICT_OK, VERDICT_UNJUDGED, VERDICT_VIOLATION };
@@ -134,6 +140,8 @@ struct op_check {
 	bool has_ret;
 	uint64_t ret;                /* what the entry point returned */
 	uint64_t want;               /* map: entry s as asked; access_flags: the request */
+	uint64_t rets[MAX_CONT_PTES]; /* teardown: what the call that cleared entry j
+				       * returned (0: none, or no return) */
 	int arg;                     /* access_flags: its dirty argument */
 	uint64_t k0[OP_MAX_BLOCKS], k1[OP_MAX_BLOCKS];   /* the op's records: [k0, k1) */
 	uint64_t he0[OP_MAX_BLOCKS], hb0[OP_MAX_BLOCKS];

@@ -101,15 +101,26 @@ void op_check_end(struct op_check *k)
 static const char *op_label(const struct op_check *k, char *buf, size_t len)
 {
 	const struct op_desc *d = &op_desc[k->op];
+	size_t off;
 
 	if (d->shape == OP_SHAPE_RANGE)
-		snprintf(buf, len, "%s %u+%u%s", d->name, k->s, k->n,
-			 k->op == OP_CLEAR_YOUNG_DIRTY && (k->flags & OPF_DIRTY) ? " dirty" : "");
+		off = snprintf(buf, len, "%s %u+%u", d->name, k->s, k->n);
 	else if (d->shape == OP_SHAPE_ENTRY)
-		snprintf(buf, len, "%s%s %u", k->fixup ? "fault fix-up " : "", d->name, k->s);
+		off = snprintf(buf, len, "%s%s %u", k->fixup ? "fault fix-up " : "", d->name, k->s);
 	else
-		snprintf(buf, len, "%s", d->name);
+		off = snprintf(buf, len, "%s", d->name);
+	/* its flags' words, as a script writes them (access_flags' request
+	 * shows in the report's detail) */
+	for (const struct op_word *w = d->words; w && w->word && off < len; w++)
+		if (w->value && (k->flags & w->mask) == w->value && k->op != OP_ACCESS_FLAGS)
+			off += snprintf(buf + off, len - off, " %s", w->word);
 	return buf;
+}
+
+/* Does op return an entry (printed as one), or true/false? */
+static bool returns_entry(int op)
+{
+	return op == OP_UNMAP || op == OP_TEARDOWN || op == OP_GET_AND_CLEAR;
 }
 
 static bool vfail(const struct op_check *k, unsigned blk, struct violation *out, enum vkind kind,
@@ -129,7 +140,7 @@ static bool vfail(const struct op_check *k, unsigned blk, struct violation *out,
 		       "  writer op %s (under the PTL)%s%s; hardware %s during the op\n"
 		       "  block %u   before the op                                   after it\n",
 		       label, k->has_ret ? ", returned " : "",
-		       k->has_ret ? (k->op == OP_UNMAP ? pm_format(k->ret, shift).s
+		       k->has_ret ? (returns_entry(k->op) ? pm_format(k->ret, shift).s
 				     : k->ret ? "true/nonzero" : "false/0") : "",
 		       k->hw_quiet[blk - k->b0] ? "quiet (no update overlapped it)" : "active", blk);
 	for (unsigned i = 0; i < cont && off < sizeof(out->detail) - 300; i++) {
