@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "core/access.h"
+#include "core/cpu.h"
 #include "core/mm.h"
 #include "core/rcu.h"
 #include "core/test_check.h"
@@ -94,25 +95,29 @@ int main(void)
 		CHECK(walk_then(s, 12, &kind) == OK);
 
 	/* entry 3 without CONT, same page: the abort, by the RNG, some of the
-	 * time; never with BBML2_NOABORT; nothing reaches another page */
+	 * time, without BBML2 and on a BBML2 CPU that may abort; never with
+	 * BBML2_NOABORT; nothing reaches another page */
 	block(folio, 3, entry(folio + 3, false));
-	n[OK] = n[WALK_REPORTED] = n[ACCESS_REPORTED] = 0;
-	for (uint64_t s = 1; s <= SEEDS; s++) {
-		n[walk_then(s, 3, &kind)]++;
-		CHECK(kind == VK_NONE || kind == VK_CONT_MISMATCH);
+	for (int k = CPU_BBML2_NONE; k <= CPU_BBML2_ABORT; k += CPU_BBML2_ABORT - CPU_BBML2_NONE) {
+		kc_bbml2 = k;
+		n[OK] = n[WALK_REPORTED] = n[ACCESS_REPORTED] = 0;
+		for (uint64_t s = 1; s <= SEEDS; s++) {
+			n[walk_then(s, 3, &kind)]++;
+			CHECK(kind == VK_NONE || kind == VK_CONT_MISMATCH);
+		}
+		CHECK(n[OK] > 0 && n[WALK_REPORTED] > 0 && n[ACCESS_REPORTED] == 0);
 	}
-	CHECK(n[OK] > 0 && n[WALK_REPORTED] > 0 && n[ACCESS_REPORTED] == 0);
-	kc_bbml2_noabort = 1;
+	kc_bbml2 = CPU_BBML2_NOABORT;
 	for (uint64_t s = 1; s <= SEEDS; s++)
 		CHECK(walk_then(s, 3, &kind) == OK);
-	kc_bbml2_noabort = 0;
+	kc_bbml2 = CPU_BBML2_NONE;
 
 	/* entry 3 CONT on another folio: every outcome is a finding, with or
 	 * without BBML2_NOABORT - the abort, the walked access sent to entry
 	 * 3's folio, or the walked entry's translation kept and the access to
 	 * entry 3 through it reaching the wrong page */
-	for (int bbml2 = 0; bbml2 < 2; bbml2++) {
-		kc_bbml2_noabort = bbml2;
+	for (int k = CPU_BBML2_NONE; k <= CPU_BBML2_ABORT; k++) {
+		kc_bbml2 = k;
 		block(folio, 3, entry(other + 3, true));
 		n[OK] = n[WALK_REPORTED] = n[ACCESS_REPORTED] = 0;
 		for (uint64_t s = 1; s <= SEEDS; s++) {
@@ -121,7 +126,7 @@ int main(void)
 		}
 		CHECK(n[OK] == 0 && n[WALK_REPORTED] > 0 && n[ACCESS_REPORTED] > 0);
 	}
-	kc_bbml2_noabort = 0;
+	kc_bbml2 = CPU_BBML2_NONE;
 
 	hmm_destroy(&M);
 	printf("cont_rule_test: %s\n", fails ? "FAILED" : "ok");

@@ -166,7 +166,7 @@ static void report_cont(struct harness_mm *m, const uint64_t *blk, unsigned lt, 
 		       "  while a CPU may walk a contiguous block its entries must agree on the CONT bit,\n"
 		       "  the output address and the attributes%s; otherwise the TLB may return\n"
 		       "  any of their translations, or raise a TLB conflict abort. The block:\n",
-		       kc_bbml2_noabort ? "" : " (BBML2_NOABORT, --bbml2, would allow the CONT bit alone)");
+		       kc_bbml2 == CPU_BBML2_NOABORT ? "" : " (BBML2_NOABORT, --bbml2=noabort, would allow the CONT bit alone)");
 	for (unsigned i = 0; i < m->cont && off < sizeof(out->detail) - 200; i++)
 		off += snprintf(out->detail + off, sizeof(out->detail) - off, "  %3u%c %s\n", i,
 				i == j ? '*' : i == x ? '<' : ' ', pm_format(blk[i], shift).s);
@@ -221,7 +221,9 @@ static bool cont_rule(struct harness_mm *m, struct tlb *t, unsigned lt, unsigned
 		if (d == 2 && pm_cont(blk[x]))
 			cand[ncand++] = x;
 	}
-	abort_ok = worst == 2 || (worst == 1 && !kc_bbml2_noabort);
+	/* a CPU with BBML2 may still abort on a CONT-bit mismatch unless it has
+	 * BBML2_NOABORT */
+	abort_ok = worst == 2 || (worst == 1 && kc_bbml2 != CPU_BBML2_NOABORT);
 	if (!abort_ok)
 		return true;           /* agree, or another size with BBML2_NOABORT */
 	lock(t);
