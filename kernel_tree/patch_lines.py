@@ -13,7 +13,8 @@ file:
 KIND is "added" (a line the patch adds or rewrites) or "deleted" (the line
 that now stands where the patch removed lines and added none: a change with
 no line of its own). FUNCTION is the function definition whose extent holds
-the line, else the macro definition, else "-" (file scope); START and END
+the line, else the macro definition as "macro:NAME" (a macro has no code of
+its own: it runs where it is used), else "-" (file scope); START and END
 its first and last lines (0 0 at file scope). Functions and
 macros are found with clang's front end (libclang, the same parse as
 kernel_tree/extract_header.py): no C is parsed here by hand. Only the
@@ -95,7 +96,7 @@ def main(argv):
         funcs, macros = enclosing(eh.parse(path), path)
         for line, kind in lines:
             start, end, name = next((d for d in funcs if d[0] <= line <= d[1]), None) or \
-                next((d for d in macros if d[0] <= line <= d[1]), (0, 0, "-"))
+                next(((a, b, "macro:" + n) for a, b, n in macros if a <= line <= b), (0, 0, "-"))
             print("%s\t%d\t%s\t%s\t%d\t%d" % (rel, line, kind, name, start, end))
     return 0
 

@@ -28,6 +28,7 @@ kernel_tree/known_bugs.tsv knows it), gone with it.
 """
 import json
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -129,6 +130,33 @@ def known_counts(phases, roles):
     return out
 
 
+def startup_facts(d, phases, role):
+    """What the subject's build said at start-up, from the first phase of
+    the run that gives the verdict: {"not_driven": {name: (file, why)},
+    "caps": "...", "prefixes": "..."} (kernel_tree/report.c's lines)."""
+    out = {"not_driven": {}, "caps": "", "prefixes": ""}
+    for p in phases:
+        if p["role"] != role or not p.get("log") or not p["name"].startswith("stress"):
+            continue
+        try:
+            text = open(os.path.join(d, p["log"]), errors="replace").read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            m = re.match(r"^kernel-tree: not driven: (\S+): (.*?) -- (.*)$", line)
+            if m:
+                for name in m.group(2).split():
+                    out["not_driven"][name] = (m.group(1), m.group(3))
+            m = re.match(r"^(?:kernel-tree|hammer): capability probes the harness does not model \(false unless --cap NAME=1\): (.*)$", line)
+            if m:
+                out["caps"] = m.group(1)
+            m = re.match(r"^kernel-tree: kernel headers included under another prefix, [^:]*: (.*)$", line)
+            if m:
+                out["prefixes"] = m.group(1)
+        break
+    return out
+
+
 def patch_figures(cov):
     """(changed lines with code, those that ran, [never-ran entries], [half-taken branch entries])"""
     if not cov or not cov.get("patch"):
@@ -183,10 +211,15 @@ def main(argv):
     # as introduced), so its own short phases are shown, not counted.
     checking = [p for p in phases if p["name"] != "aging" and p["role"] == main_role]
     starved = [p for p in checking if p["verdict"] == "starved" or
-               (p["verdict"] == "skipped" and not p["summary"].startswith("--fail-fast")
+               (p["verdict"] == "skipped" and not p["summary"].startswith(("--fail-fast", "--cap"))
                 and "before it started" not in p["summary"])]
     ran = [p for p in checking if p["verdict"] in ("clean", "finding")]
     ncode, nran, never, half = patch_figures(cov)
+    facts = startup_facts(d, phases, main_role)
+    for p in never:
+        if p["function"] in facts["not_driven"]:
+            p["not_driven"] = facts["not_driven"][p["function"]][1]
+    macros = sorted({(p["file"], p["function"]) for p in (cov or {}).get("patch", []) if p.get("macro")})
 
     def plural(n, word):
         return "%d %s%s" % (n, word, "" if n == 1 else "S")
@@ -206,6 +239,9 @@ def main(argv):
             ", ".join(run_name(p) for p in starved))
     elif with_patch and never:
         status, headline = 3, "CLEAN, BUT %d CHANGED LINE%s NEVER RAN" % (len(never), "" if len(never) == 1 else "S")
+        nd = sorted({p["function"] for p in never if p.get("not_driven")})
+        if nd:
+            headline += " (NOT DRIVEN BY THE HARNESS: %s)" % ", ".join(nd)
     else:
         status, headline = 0, "CLEAN"
     if with_patch and status in (0, 3) and (present or gone):
@@ -250,6 +286,10 @@ def main(argv):
         for p in series:
             for f in p["skipped"]:
                 skipped.append(dict(f, patch=p["n"]))
+    if facts["caps"]:
+        md.append("- CPU capability probes the harness does not model, taken as false unless `--cap NAME=1`: %s" % facts["caps"])
+    if facts["prefixes"]:
+        md.append("- Kernel headers included under another prefix, read as the shim's `<linux/...>` and `<asm/...>`: %s" % facts["prefixes"])
     md.append("- Harness: %s, `%s`" % (meta["tool_version"] or "unknown version", meta["command"]))
     md.append("- Time: %d s of checking (the budget: %d s); the build took %.0f s more, not charged to the budget" % (
         meta["elapsed_s"], meta["budget_s"], meta["build_s"]))
@@ -315,8 +355,14 @@ def main(argv):
                     by.setdefault(key, []).append(p["line"])
                 md.append("Changed lines that never ran:")
                 for (rel, fn, built), lines in sorted(by.items()):
-                    why = "" if built else ": not built (the harness does not run %s)" % fn
+                    if fn in facts["not_driven"]:
+                        why = ": not driven (the harness does not call %s: %s)" % (fn, facts["not_driven"][fn][1])
+                    else:
+                        why = "" if built else ": not built (the harness does not run %s)" % fn
                     md.append("- %s:%s in %s%s" % (short(rel), ", ".join(ranges(lines)), fn, why))
+            if macros:
+                md.append("Changed macro definitions (a macro runs where it is used, and is counted there): %s." % (
+                    ", ".join("%s in %s" % (fn, short(rel)) for rel, fn in macros)))
             if half:
                 md.append("Changed branches not taken both ways:")
                 for p in half:
@@ -388,6 +434,8 @@ def main(argv):
                    "patch_lines": (cov or {}).get("patch", []),
                    "patch_lines_never_ran": never, "patch_branches_half_taken": half,
                    "patch_hunks_skipped": skipped, "not_replayed": not_replayed,
+                   "not_driven": {k: {"file": v[0], "why": v[1]} for k, v in facts["not_driven"].items()},
+                   "capability_probes_unmodelled": facts["caps"], "header_prefixes_mapped": facts["prefixes"],
                    "phases_short": [p["name"] for p in starved],
                    "aging": aging})
     with open(os.path.join(d, "report.json"), "w") as f:

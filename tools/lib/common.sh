@@ -45,7 +45,7 @@ bazel_errors=""
 bazel_build() {
   local out log pid rc start=$SECONDS said_wait=0 next=15
   log=$(mktemp) || die "cannot make a temporary file"
-  (cd "$ws" && exec bazel build --color=no --noshow_progress "$@") >"$log" 2>&1 &
+  (cd "$ws" && exec bazel build --color=no --noshow_progress "$@" $(sanitizer_config "$@")) >"$log" 2>&1 &
   pid=$!
   trap 'kill "$pid" 2>/dev/null; on_signal INT' INT
   trap 'kill "$pid" 2>/dev/null; on_signal TERM' TERM
@@ -72,7 +72,19 @@ bazel_build() {
 
 # Asked of bazel, not read from the bazel-bin symlink, which follows
 # whichever configuration built last.
-bazel_bin() { (cd "$ws" && bazel info "$@" bazel-bin 2>/dev/null); }
+bazel_bin() { (cd "$ws" && bazel info "$@" $(sanitizer_config "$@") bazel-bin 2>/dev/null); }
+# sanitizer_config BAZEL-ARGS...: with HARNESS_SANITIZER=asan|ubsan|tsan, the
+# flags that build the tools' binaries under that sanitizer (.bazelrc's
+# configs), each configuration in an output folder of its own; nothing for
+# AFL++'s build and the custom mutator, which afl-fuzz loads and which
+# cannot carry a sanitizer's runtime
+sanitizer_config() {
+  local a base=""
+  [[ -n "${HARNESS_SANITIZER:-}" ]] || return 0
+  for a in "$@"; do [[ "$a" == --config=afl || "$a" == //fuzz:libscript_mutator.so ]] && return 0; done
+  for a in "$@"; do [[ "$a" == --config=* ]] && base+="-${a#--config=}"; done
+  echo "--config=$HARNESS_SANITIZER --platform_suffix=$base-$HARNESS_SANITIZER"
+}
 
 # ---- what is tested: a plug-in file or a kernel tree ------------------------
 # tools/hammer, tools/explore and tools/repro build the harness around a
@@ -283,7 +295,7 @@ BUILD
 patch_lines() { /usr/bin/python3 "$ws/kernel_tree/patch_lines.py" "${subject_patch_diff:-$1}" "$subject_pkgdir/tree"; }
 # young_path <PATCH_LINES: the changed functions on the young path (their
 # name has "young"), space-separated: a patch the aging figures concern
-young_path() { awk -F'\t' '$4 ~ /young/ && !seen[$4]++ { print $4 }' | paste -sd ' ' -; }
+young_path() { awk -F'\t' '{ f = $4; sub(/^macro:/, "", f) } f ~ /young/ && !seen[f]++ { print f }' | paste -sd ' ' -; }
 
 # subject_make [BAZEL FLAGS] -- NAME...: builds the prepared package's
 # binaries; a build error is shown with the scratch paths mapped back to
@@ -480,8 +492,8 @@ mutator_lib() {
   if [ -n "${FUZZ_BIN_DIR:-}" ]; then
     MUTATOR=$FUZZ_BIN_DIR/libscript_mutator.so
   else
-    bazel_build //fuzz:libscript_mutator.so || { echo "$bazel_errors" >&2; die "the custom mutator does not build"; }
-    MUTATOR=$(bazel_bin)/fuzz/libscript_mutator.so
+    HARNESS_SANITIZER="" bazel_build //fuzz:libscript_mutator.so || { echo "$bazel_errors" >&2; die "the custom mutator does not build"; }
+    MUTATOR=$(HARNESS_SANITIZER="" bazel_bin)/fuzz/libscript_mutator.so
   fi
   [ -f "$MUTATOR" ] || die "custom mutator $MUTATOR not found"
   mutator_env "$MUTATOR"

@@ -162,10 +162,13 @@ def main(argv):
                 # a definition with no counted line at all was not built
                 # (the harness does not run it); otherwise a line without a
                 # count is no code (a comment, a blank line, a declaration)
-                built = func == "-" or any(l in entry["lines"] for l in range(start, end + 1))
-                patch.append({"file": rel, "line": ln, "kind": kind, "function": func,
-                              "built": built, "count": entry["lines"].get(ln),
-                              "branches": entry["branches"].get(ln, [])})
+                # a macro's lines have no count of their own (it runs where
+                # it expands): no code here, named apart in the report
+                macro = func.startswith("macro:")
+                built = func == "-" or macro or any(l in entry["lines"] for l in range(start, end + 1))
+                patch.append({"file": rel, "line": ln, "kind": kind, "function": func[6:] if macro else func,
+                              "macro": macro, "built": built, "count": None if macro else entry["lines"].get(ln),
+                              "branches": [] if macro else entry["branches"].get(ln, [])})
     # JSON keys are strings; lines sorted for the reader
     for entry in files.values():
         entry["lines"] = {str(k): v for k, v in sorted(entry["lines"].items())}

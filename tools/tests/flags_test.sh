@@ -77,7 +77,6 @@ END
 EXCEPTIONS=$(cat <<'END'
 //stress:aging  | --tool           | valgrind's: the usage gives the callgrind command line for --only
 //stress:aging  | --toggle-collect | valgrind's: the same line (collect inside the aging pass only)
-tools/check     | --known          | hammer's and the engine's: how the run with the patch is told the tree's own bugs
 END
 )
 
