@@ -536,7 +536,7 @@ static void report_not_driven(void)
 				known = true, wrapper = serves_wrapper(i);
 		if (!known && kt_tree_info.header_calls && in_list(kt_tree_info.header_calls, name))
 			continue;       /* it runs: report_header names it */
-		nd_add(file_c, wrapper ? "the tree's header has the wrapper that called it, and that wrapper no longer does"
+		nd_add(file_c, wrapper ? "the tree's header has its own version of the wrapper that called it, which does not call it"
 			       : known ? "an older name beside the current one, which the harness calls instead"
 				     : "unknown to the harness (kernel_tree/functions.def has no entry for it)", name);
 	}
