@@ -1173,6 +1173,16 @@ bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int tou
 	return true;
 }
 
+int op_finish_exit(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans, int *touched)
+{
+	const struct op_check *k = &op_chk;
+	struct op_args a = { .s = 0, .n = m->cont, .flags = k->flags };
+
+	if (!w->failed || w->vio.kind != VK_MIXED_BLOCK || k->op != OP_TEARDOWN)
+		return 0;
+	return op_run(m, w, plans, k->lt, k->b, OP_TEARDOWN, &a, touched);
+}
+
 int op_run_random(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		  unsigned lt, unsigned b, enum op op, uint64_t *rng, int *touched)
 {

@@ -184,6 +184,18 @@ int op_run(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 bool op_verdict(struct harness_mm *m, struct writer_ctx *w, unsigned lt, int touched,
 		struct violation *out);
 
+/* After op_verdict, still under the PTL: exit_mmap zaps every VMA of the
+ * mm, so a teardown found to leave its block mixed (mixed_block: the zap
+ * of a VMA ending inside the block, with a fast path that skips the
+ * unfold) is followed by the zap of the rest of the block, another VMA's,
+ * as the kernel goes on: a teardown of the whole block with the same
+ * flags, through the same entry points. The mixed block is the finding;
+ * with it known the run goes on with the block the kernel would leave
+ * (none), not with one every later op on it would be judged on. Returns
+ * what op_run returns (0: nothing to finish); the caller judges the zap
+ * with op_verdict like any op. */
+int op_finish_exit(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans, int *touched);
+
 /* op_pick_args then op_run: a stress writer's random op. */
 int op_run_random(struct harness_mm *m, struct writer_ctx *w, struct block_plan *plans,
 		  unsigned lt, unsigned b, enum op op, uint64_t *rng, int *touched);

@@ -20,15 +20,20 @@ Writes the parts of the kernel-tree unit that kernel_tree/probe.sh places
 between the shim and the tree's contpte.c:
   OUT.renames  every taken function F becomes kt_hdr_F (the project's own F
                keeps its name for the harness), with KT_HDR_HAS_F
-  OUT.decls    the header's declarations of contpte.c's functions, each
-               under KT_RENAMED_<name> (the probe sets it for the file's
-               renamed functions)
+  OUT.decls    the header's declarations of contpte.c's functions: those
+               kernel_tree/functions.def knows each under KT_RENAMED_<name>
+               (the probe sets it for the file's renamed functions; one it
+               does not rename is kcompat.h's, current signature), any
+               other function the file defines as it is (the header's
+               code may call any function of the file, and the kernel's
+               build sees it declared there first)
   OUT.defs     the taken definitions in header order, each after a #line
                naming the header, so the compiler's messages point at the
                tree's file; a taken macro replaces the shim's, if any
   OUT.undefs   what ends the header's names before kernel_tree/glue.h
   OUT.names    "function NAME" / "macro NAME" per taken definition, "decl
-               NAME" per declaration, "untaken function|macro NAME" per
+               NAME" per declaration, "calls NAME" per function of the file
+               a taken definition calls, "untaken function|macro NAME" per
                definition nothing driven reaches, "owned function|macro
                NAME" per definition the project keeps (both never built)
 
@@ -131,16 +136,16 @@ def main(argv):
     # The header's definitions: functions with bodies, macros (not the
     # `#define name name` markers that say a generic version is overridden,
     # nor object-like macros without a body); and its declarations of
-    # contpte.c's functions.
-    defs, decls = {}, {}
+    # functions (the first of each name).
+    defs, fdecls = {}, {}
     for c in hdr_tu.cursor.get_children():
         if not in_file(c, header):
             continue
         if c.kind == ci.CursorKind.FUNCTION_DECL:
             if c.is_definition():
                 defs[c.spelling] = ("function", c)
-            elif c.spelling in known and c.spelling not in decls:
-                decls[c.spelling] = c
+            else:
+                fdecls.setdefault(c.spelling, c)
         elif c.kind == ci.CursorKind.MACRO_DEFINITION:
             toks = [t.spelling for t in c.get_tokens()]
             if len(toks) <= 1 or toks[1:] == [c.spelling]:
@@ -154,6 +159,11 @@ def main(argv):
     file_defines = {c.spelling for c in file_tu.cursor.get_children()
                     if c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition() and in_file(c, contpte)}
     file_uses = identifiers(file_tu.cursor)
+    # Its declarations of contpte.c's functions: of those functions.def
+    # knows (renamed or not, as the probe decides), and of any other the
+    # file defines, which the header's code may call (a pre-merge header's
+    # ptep_get_and_clear_full calls the file's fast path for process exit).
+    decls = {n: c for n, c in fdecls.items() if n in known or n in file_defines}
 
     taken, todo = set(), [n for n in DRIVEN if n in defs] + sorted(n for n in file_uses if n in defs)
     while todo:
@@ -172,8 +182,8 @@ def main(argv):
         renames += ["#define KT_HDR_HAS_%s 1" % n, '#pragma push_macro("%s")' % n,
                     "#undef %s" % n, "#define %s kt_hdr_%s" % (n, n)]
     for n, c in sorted(decls.items(), key=lambda kv: kv[1].extent.start.offset):
-        decl_text += ["#ifdef KT_RENAMED_%s" % n, '#line %d "%s"' % (c.extent.start.line, header),
-                      text_of(data, c) + ";", PIECE_END, "#endif"]
+        text = ['#line %d "%s"' % (c.extent.start.line, header), text_of(data, c) + ";", PIECE_END]
+        decl_text += ["#ifdef KT_RENAMED_%s" % n] + text + ["#endif"] if n in known else text
     for n in order:
         kind, c = defs[n]
         if kind == "macro":
@@ -191,6 +201,8 @@ def main(argv):
             f.write("%s %s\n" % (defs[n][0], n))
         for n in sorted(decls):
             f.write("decl %s\n" % n)
+        for n in sorted({i for n in taken for i in identifiers(defs[n][1])} & file_defines):
+            f.write("calls %s\n" % n)
         for n in sorted(set(defs) - taken - file_defines - known):
             f.write("%s %s %s\n" % ("owned" if n in PROJECT_OWNED else "untaken", defs[n][0], n))
     return 0

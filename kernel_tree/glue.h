@@ -265,6 +265,23 @@ void contpte_clear_young_dirty_ptes(struct vm_area_struct *vma, unsigned long ad
 }
 #endif
 
+/* ---- process teardown, one entry at a time: the pre-merge fast path ---- */
+/* The series before its merge had contpte_ptep_get_and_clear_full(mm, addr,
+ * ptep), which its header's ptep_get_and_clear_full called for a valid CONT
+ * entry with full set (exit_mmap's zap); any other entry was unfolded and
+ * cleared. A tree whose header has that wrapper runs the header's (its call
+ * counted by the probe's unit); one with contpte.c only gets it here. */
+#if defined(KT_HAS_contpte_ptep_get_and_clear_full) && !defined(KT_HDR_HAS_ptep_get_and_clear_full)
+pte_t ptep_get_and_clear_full(struct mm_struct *mm, unsigned long addr, pte_t *ptep, int full)
+{
+	if (full && pte_valid_cont(__ptep_get(ptep))) {
+		kt_count(KT_FN_contpte_ptep_get_and_clear_full);
+		return kt_file_contpte_ptep_get_and_clear_full(mm, addr, ptep);
+	}
+	return ptep_get_and_clear(mm, addr, ptep);
+}
+#endif
+
 /* ---- the tree's asm/pgtable.h: its wrappers and primitives ------------- */
 /*
  * Where the probe took a definition from the tree's header (KT_HDR_HAS_<name>,
@@ -428,6 +445,7 @@ const struct kt_tree_info kt_tree_info = {
 	.header_adapted = KT_HDR_ADAPTED_CFY KT_HDR_ADAPTED_WRP KT_HDR_ADAPTED_TCY,
 	.header_untaken = KT_HDR_UNTAKEN,
 	.header_owned = KT_HDR_OWNED,
+	.header_calls = KT_HDR_CALLS,
 	.warnings = KT_WARNINGS,
 };
 

@@ -318,6 +318,7 @@ defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   echo "#define KT_HDR_TAKEN \"$(sed -n 's/^function //p' "$hdr.names" | paste -sd ' ' -)\""
   echo "#define KT_HDR_UNTAKEN \"$(sed -n 's/^untaken [a-z]* //p' "$hdr.names" | paste -sd ' ' -)\""
   echo "#define KT_HDR_OWNED \"$(sed -n 's/^owned [a-z]* //p' "$hdr.names" | paste -sd ' ' -)\""
+  echo "#define KT_HDR_CALLS \"$(sed -n 's/^calls //p' "$hdr.names" | paste -sd ' ' -)\""
   echo "#define KT_WARNINGS \"$warnings\""
   for name in "${provide[@]}"; do echo "#define KT_SHIM_PROVIDE_$name 1"; done
   for name in $defined; do echo "#define KT_HAS_$name 1"; done

@@ -236,13 +236,40 @@ static int served_by(int i)
 	return -1;
 }
 
-/* Is name one of the file's functions that serve an entry point? */
+/* Does row k serve an asm/pgtable.h wrapper (functions.def: a function only
+ * an older header called), not an entry point of the file? */
+static bool serves_wrapper(int k)
+{
+	for (int i = 0; i < KT_FN_COUNT; i++)
+		if (!strcmp(fns[i].name, fns[i].serves) && !strcmp(fns[i].name, fns[k].serves))
+			return false;
+	return true;
+}
+
+/* How the file's function of such a row is reached: NULL when the file
+ * does not define it, or the tree's header has the wrapper and the
+ * wrapper does not call it; else "header" (the header's taken code calls
+ * it) or "adapter" (kernel_tree/glue.h's wrapper, for a header without
+ * one). */
+static const char *wrapper_route(int k)
+{
+	if (!serves_wrapper(k) || !in_list(kt_tree_info.defined, fns[k].name))
+		return NULL;
+	if (kt_tree_info.header_calls && in_list(kt_tree_info.header_calls, fns[k].name))
+		return "header";
+	return kt_tree_info.header_taken && in_list(kt_tree_info.header_taken, fns[k].serves) ? NULL : "adapter";
+}
+
+/* Is name one of the file's functions that serve an entry point, or that a
+ * wrapper calls? */
 static bool driven(const char *name)
 {
 	for (int i = 0; i < KT_FN_COUNT; i++) {
 		int k = served_by(i);
 
 		if (!strcmp(fns[i].name, fns[i].serves) && k >= 0 && !strcmp(fns[k].name, name))
+			return true;
+		if (wrapper_route(i) && !strcmp(fns[i].name, name))
 			return true;
 	}
 	return false;
@@ -276,6 +303,10 @@ static void report_end(void)
 		fprintf(stderr, "  %-36s %12llu%s\n", fns[k].name, (unsigned long long)calls_of(k),
 			calls_of(k) ? "" : "   (never called in this run)");
 	}
+	for (int k = 0; k < KT_FN_COUNT; k++)
+		if (wrapper_route(k))
+			fprintf(stderr, "  %-36s %12llu%s\n", fns[k].name, (unsigned long long)calls_of(k),
+				calls_of(k) ? "" : "   (never called in this run)");
 	for (int f = 0; f < KT_FLUSH_COUNT; f++)
 		total += atomic_load(&flush_count[f]);
 	fprintf(stderr, "kernel-tree: flushes the file asked for: %llu", (unsigned long long)total);
@@ -339,6 +370,29 @@ static const char *header_name(void)
 	return s && *s ? s : kt_tree_info.header;
 }
 
+/* The file's functions the header's taken code calls that functions.def
+ * does not know: they run, but their calls are not counted and a finding
+ * in one is named by the header's function that called it. */
+static void report_header_calls_unknown(void)
+{
+	const char *p = kt_tree_info.header_calls ? kt_tree_info.header_calls : "";
+	bool any = false;
+
+	for (p += strspn(p, " "); *p; p += strspn(p, " ")) {
+		size_t n = strcspn(p, " ");
+		bool known = false;
+
+		for (int i = 0; i < KT_FN_COUNT; i++)
+			known |= strlen(fns[i].name) == n && !strncmp(fns[i].name, p, n);
+		if (!known)
+			fprintf(stderr, "%s %.*s", any ? "" : "kernel-tree: the header calls the file's", (int)n, p), any = true;
+		p += n;
+	}
+	if (any)
+		fprintf(stderr, ", unknown to kernel_tree/functions.def: run, not counted (a finding in one "
+			"is named by the header's function that called it)\n");
+}
+
 static void report_header(const struct variant *v)
 {
 	const char *taken = kt_tree_info.header_taken ? kt_tree_info.header_taken : "";
@@ -369,6 +423,7 @@ static void report_header(const struct variant *v)
 	}
 	fprintf(stderr, "kernel-tree: %u functions taken from the header in all, helpers such as "
 		"pte_mkold included (kernel_tree/extract_header.py)\n", n_other);
+	report_header_calls_unknown();
 }
 
 /* A path as the user named it: the tree's file, without a note such as
@@ -470,15 +525,19 @@ static void report_not_driven(void)
 	for (const char *p = kt_tree_info.defined; *p; p += strspn(p, " ")) {
 		size_t n = strcspn(p, " ");
 		char name[128];
-		bool known = false;
+		bool known = false, wrapper = false;
 
 		snprintf(name, sizeof(name), "%.*s", (int)n, p);
 		p += n;
 		if (driven(name))
 			continue;
 		for (int i = 0; i < KT_FN_COUNT; i++)
-			known |= !strcmp(fns[i].name, name);
-		nd_add(file_c, known ? "an older name beside the current one, which the harness calls instead"
+			if (!strcmp(fns[i].name, name))
+				known = true, wrapper = serves_wrapper(i);
+		if (!known && kt_tree_info.header_calls && in_list(kt_tree_info.header_calls, name))
+			continue;       /* it runs: report_header names it */
+		nd_add(file_c, wrapper ? "the tree's header has its own version of the wrapper that called it, which does not call it"
+			       : known ? "an older name beside the current one, which the harness calls instead"
 				     : "unknown to the harness (kernel_tree/functions.def has no entry for it)", name);
 	}
 	nd_add_list(file_h, "nothing the harness drives reaches it: not built", kt_tree_info.header_untaken);
@@ -522,6 +581,19 @@ int kt_report_describe(const struct variant *v)
 		} else {
 			fprintf(stderr, "  %s (defined outside the project, not by a function the probe found)\n",
 				fns[i].name);
+		}
+	}
+	for (int k = 0; k < KT_FN_COUNT; k++) {
+		const char *route = wrapper_route(k);
+
+		if (!route)
+			continue;
+		found++;
+		if (!strcmp(route, "header")) {
+			fprintf(stderr, "  %s, through the header's %s\n", fns[k].name, fns[k].serves);
+		} else {
+			fprintf(stderr, "  %s, as %s (adapter: %s)\n", fns[k].name, fns[k].serves, fns[k].how);
+			adapted++;
 		}
 	}
 	fprintf(stderr, "kernel-tree: filled in by the project (the file has no such function):");

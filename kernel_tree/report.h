@@ -105,6 +105,7 @@ struct kt_tree_info {
 	const char *header_adapted; /* entry points run through an older wrapper ("name: how; ...") */
 	const char *header_untaken; /* what it defines that nothing driven reaches: never built */
 	const char *header_owned;   /* what it defines that stays the project's (never built) */
+	const char *header_calls;   /* the file's functions its taken definitions call */
 	const char *warnings;       /* the compiler's warnings, one a line (NULL or "": none) */
 };
 extern const struct kt_tree_info kt_tree_info;

@@ -247,7 +247,12 @@ locked:
 					      memory_order_relaxed);
 		}
 		a->ctx.consumes = 0;
-		agents_check_op(w, &a->ctx, lt, touched);
+		/* a teardown that left its block mixed: the rest of exit_mmap's
+		 * zap (core/ops.h), judged in turn */
+		if (!agents_check_op(w, &a->ctx, lt, touched) && op_finish_exit(M, &a->ctx, w->plans, &touched)) {
+			a->ctx.consumes = 0;
+			agents_check_op(w, &a->ctx, lt, touched);
+		}
 		pthread_mutex_unlock(&M->ptl[lt].lock);
 	}
 	atomic_fetch_add_explicit(&M->hdr->writer_ops, unflushed, memory_order_relaxed);
