@@ -8,6 +8,9 @@
 void (*tlb_s2_on_complete)(const struct tlb_s2_scope *s);
 
 static unsigned page_shift = 12;
+static _Atomic uint64_t issued;
+
+uint64_t tlb_s2_issued(void) { return atomic_load(&issued); }
 static struct tlb_s2 *_Atomic agents[TLB_S2_MAX_AGENTS];
 
 void tlb_s2_geometry(unsigned ps) { page_shift = ps; }
@@ -176,12 +179,13 @@ static void wait_walks(void)
 	}
 }
 
-static void invalidate(const struct tlb_s2_scope *s, struct tlb_s2 *local)
+static void invalidate(struct tlb_s2_scope *s, struct tlb_s2 *local)
 {
 	if (local) {
 		drop(local, s);
 		return;
 	}
+	s->seq = atomic_fetch_add(&issued, 1) + 1;
 	for (unsigned i = 0; i < TLB_S2_MAX_AGENTS; i++) {
 		struct tlb_s2 *t = atomic_load(&agents[i]);
 

@@ -108,10 +108,15 @@ void tlb_s2_inv_vmid(uint16_t vmid);
  * IPA range and which levels of leaf and walk entries it removed (a bit
  * per level + 1, so level -1 is bit 0). */
 struct tlb_s2_scope {
+	uint64_t seq;               /* its number: invalidations issued before it and it */
 	uint16_t vmid;
 	uint64_t start, end;        /* end exclusive; all of the VMID: 0, ~0 */
 	unsigned leaf_levels, walk_levels;
 };
 extern void (*tlb_s2_on_complete)(const struct tlb_s2_scope *s);
+/* Broadcast invalidations issued so far: a change made when this was n is
+ * covered only by an invalidation numbered above n (one issued after it;
+ * one issued before it removed nothing the change left behind). */
+uint64_t tlb_s2_issued(void);
 
 #endif

@@ -24,6 +24,7 @@
  *                       and the table-linkage record see it.
  */
 #include "stage2/runtime/s2.h"
+#include <sched.h>
 #include "stage2/runtime/internal.h"
 
 #include <stdio.h>
@@ -32,6 +33,7 @@
 
 #include "core/access.h"
 #include "core/rcu.h"
+#include "core/rng.h"
 #ifdef S2_SCHED
 #include "engine/sched.h"
 #endif
@@ -244,9 +246,11 @@ static void judge(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum
 	} else if (kind == ST_PLAIN && seen_get(t, p, &seen) && seen != x) {
 		bool exclusive = t->held == S2_HELD_WRITE || t->held == S2_HELD_OWNER;
 
-		if ((x ^ seen) == S2_DESC_AF && (x & S2_DESC_AF) && exclusive) {
-			/* the hardware's access flag, lost by an exclusive walker:
-			 * accepted (the next access sets it again) */
+		if ((x ^ seen) == S2_DESC_AF && exclusive) {
+			/* an access flag set by the hardware (or cleared by a
+			 * lockless ager) since the exclusive walker read the entry,
+			 * undone by its store: accepted, it costs aging precision
+			 * only (the next access sets it again) */
 			atomic_fetch_add(&s2_count.af_lost, 1);
 		} else {
 			bool res = !s2_desc_valid(x) && !s2_tree.is_locked(x) && s2_desc_valid(v) &&
@@ -324,6 +328,31 @@ void s2_entry_unlock(const uint64_t *p)
 
 /* ---- the tree's accesses ------------------------------------------------------ */
 
+/* Stress only: now and then after a load, a walker that others may race
+ * with (one not holding the lock for write) pauses, or gives its CPU up,
+ * so that what races with it has time to happen while it is inside a
+ * table (on a machine with few cores the threads would otherwise rarely
+ * overlap there; the engine explores interleavings instead). */
+static inline void maybe_pause(struct s2_thread *t)
+{
+#ifndef S2_SCHED
+	uint64_t r;
+
+	if (!s2_cfg.delay_shift || t->held == S2_HELD_WRITE || t->held == S2_HELD_OWNER)
+		return;
+	r = rng_next(&t->rng);
+	if (r & ((1ULL << s2_cfg.delay_shift) - 1))
+		return;
+	if (r >> 63)
+		sched_yield();
+	else
+		for (unsigned i = (unsigned)((r >> 32) % (s2_cfg.delay_spins + 1)); i; i--)
+			__asm__ __volatile__("" ::: "memory");
+#else
+	(void)t;
+#endif
+}
+
 uint64_t s2_read_once(const uint64_t *p)
 {
 	struct s2_thread *t;
@@ -333,6 +362,7 @@ uint64_t s2_read_once(const uint64_t *p)
 		return acc_load(p);
 	t = s2_self();
 	v = acc_load(p);
+	maybe_pause(t);
 	protection(t, p, false);
 	s2_page_check(p, false, "READ_ONCE");
 	seen_put(t, p, v);

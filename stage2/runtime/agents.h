@@ -22,6 +22,7 @@ enum s2_op {
 	S2_OP_SPLIT,        /* eager split: kvm_mmu_split_huge_pages */
 	S2_OP_FLUSH,        /* stage2_flush_memslot */
 	S2_OP_MIGRATE,      /* the host moves a block's backing: unmap, new pages */
+	S2_OP_LOG_OFF,      /* dirty logging switched off: faults map blocks again (over tables) */
 	S2_OP_AGE,          /* kvm_age_gfn (clear_flush_young) */
 	S2_OP_TEST_AGE,     /* kvm_test_age_gfn */
 	S2_OP_COUNT
@@ -57,7 +58,7 @@ bool s2_vcpu_access(struct s2_vcpu *v, uint64_t ipa, bool write, unsigned tries)
 
 /* The ops: each takes and drops mmu_lock itself, as its mmu.c caller. */
 int s2_fault(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa, bool write,
-	     bool perm, int fault_level);
+	     bool perm, int fault_level, uint64_t seq);
 void s2_access_fault(struct s2_thread *t, uint64_t ipa);
 int s2_remap(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa);
 void s2_unmap(struct s2_thread *t, uint64_t start, uint64_t size);
@@ -65,6 +66,7 @@ void s2_wrprotect(struct s2_thread *t, uint64_t start, uint64_t size);
 void s2_split(struct s2_thread *t, uint64_t start, uint64_t size);
 void s2_flush(struct s2_thread *t, uint64_t start, uint64_t size);
 void s2_migrate(struct s2_thread *t, unsigned unit);
+void s2_log_off(struct s2_thread *t, unsigned unit);
 bool s2_age(struct s2_thread *t, uint64_t start, uint64_t size, bool mkold);
 /* mmu.c's kvm_flush_remote_tlbs */
 void s2_flush_remote_tlbs(void);

@@ -30,6 +30,7 @@
 
 struct pending {
 	uint64_t old;        /* the valid descriptor before the break */
+	uint64_t issued;     /* broadcast invalidations issued before the break */
 	uint64_t ipa;
 	int8_t level;
 	bool used;
@@ -125,7 +126,8 @@ void s2_bbm_store(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v)
 				if (npend < cap)
 					plist[npend++] = (int)e;
 			}
-			pend[e] = (struct pending){ .old = x, .ipa = ipa, .level = (int8_t)level, .used = true };
+			pend[e] = (struct pending){ .old = x, .ipa = ipa, .level = (int8_t)level, .used = true,
+						    .issued = tlb_s2_issued() };
 		}
 	} else if (s2_desc_valid(v)) {
 		if (pend[e].used && !s2_same_translation(pend[e].old, v, level)) {
@@ -154,6 +156,8 @@ static bool covered(const struct pending *q, const struct tlb_s2_scope *s)
 	uint64_t size = s2_level_size(q->level);
 	unsigned below = 0;
 
+	if (s->seq <= q->issued)
+		return false;   /* issued before the break: its removals came first */
 	if (!(q->ipa < s->end && s->start < q->ipa + size))
 		return false;
 	if (is_leaf(q->old, q->level))

@@ -26,6 +26,7 @@ const struct s2_op_desc s2_ops[S2_OP_COUNT] = {
 	[S2_OP_SPLIT] = { "split", "kvm_mmu_split_huge_pages", "kvm_pgtable_stage2_split", S2_HELD_WRITE, 0 },
 	[S2_OP_FLUSH] = { "flush", "stage2_flush_memslot", "kvm_pgtable_stage2_flush", S2_HELD_WRITE, 0 },
 	[S2_OP_MIGRATE] = { "migrate", "kvm_unmap_gfn_range", "kvm_pgtable_stage2_unmap", S2_HELD_WRITE, 0 },
+	[S2_OP_LOG_OFF] = { "log_off", "kvm_arch_commit_memory_region", "(none: later faults map blocks)", S2_HELD_WRITE, 0 },
 	[S2_OP_AGE] = { "age", "kvm_age_gfn", "kvm_pgtable_stage2_test_clear_young", S2_HELD_WRITE, 0 },
 	[S2_OP_TEST_AGE] = { "test_age", "kvm_test_age_gfn", "kvm_pgtable_stage2_test_clear_young", S2_HELD_WRITE, 0 },
 };
@@ -49,10 +50,10 @@ static void truth_op(uint64_t start, uint64_t size, bool whole_units, int busy)
 			atomic_fetch_add(&vm->unit[u].busy, 1);
 	if (whole_units) {
 		for (unsigned u = u0; u <= u1; u++)
-			atomic_store(&vm->unit[u].touched, now);
+			s2_tick_max(&vm->unit[u].touched, now);
 	} else {
 		for (uint64_t ipa = start; ipa < start + size; ipa += vm->page_size)
-			atomic_store(&vm->gp[s2_gpage_of(vm, ipa)].touched, now);
+			s2_tick_max(&vm->gp[s2_gpage_of(vm, ipa)].touched, now);
 	}
 	if (busy < 0)
 		for (unsigned u = u0; u <= u1; u++)
@@ -62,7 +63,7 @@ static void truth_op(uint64_t start, uint64_t size, bool whole_units, int busy)
 /* ---- the shared ops: a vCPU's faults ------------------------------------------- */
 
 static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cache *mc, uint64_t ipa,
-		  bool write, bool perm, int fault_level, int gen_delta)
+		  bool write, bool perm, int fault_level, int gen_delta, uint64_t seq)
 {
 	struct s2_vm *vm = &s2_vm;
 	struct s2_unit *u = &vm->unit[s2_unit_of(vm, ipa)];
@@ -76,6 +77,11 @@ static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cach
 	if (mc && s2_mc_topup(mc, 4))
 		return -12;
 	s2_read_lock();
+	if (atomic_load(&vm->inval_seq) != seq) {
+		/* an invalidation or memslot change since the fault: retry */
+		s2_read_unlock();
+		return -11;
+	}
 	s2_op_begin(t, s2_ops[op].caller, S2_HELD_READ);
 	/*
 	 * The memslot as this fault sees it: dirty logging is switched on
@@ -90,7 +96,7 @@ static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cach
 	prot = S2_PROT_R | S2_PROT_X | (writable ? S2_PROT_W : 0);
 	if (write && writable) {
 		/* mark_page_dirty(): logged before the page turns writable */
-		atomic_store(&gp->write_fault, s2_tick());
+		s2_tick_max(&gp->write_fault, s2_tick());
 		atomic_store(&gp->dirty, true);
 	}
 	/* a page of a small unit is the page; anything in a huge unit may
@@ -115,16 +121,17 @@ static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cach
 }
 
 int s2_fault(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa, bool write, bool perm,
-	     int fault_level)
+	     int fault_level, uint64_t seq)
 {
-	return map_op(t, S2_OP_FAULT, mc, ipa, write, perm, fault_level, 0);
+	return map_op(t, S2_OP_FAULT, mc, ipa, write, perm, fault_level, 0, seq);
 }
 
 /* Another physical page over the mapping (a valid -> valid change of
  * output address, which the tree must make with break-before-make). */
 int s2_remap(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa)
 {
-	return map_op(t, S2_OP_REMAP, mc, ipa, false, false, 3, 1 + (int)rng_below(&t->rng, 2));
+	return map_op(t, S2_OP_REMAP, mc, ipa, false, false, 3, 1 + (int)rng_below(&t->rng, 2),
+		      atomic_load(&s2_vm.inval_seq));
 }
 
 void s2_access_fault(struct s2_thread *t, uint64_t ipa)
@@ -170,6 +177,7 @@ void s2_unmap(struct s2_thread *t, uint64_t start, uint64_t size)
 {
 	if (!excl_begin(t, S2_OP_UNMAP, start, size))
 		return;
+	atomic_fetch_add(&s2_vm.inval_seq, 1);
 	s2_tree.unmap(s2_vm.mmu.pgt, start, size);
 	excl_end(t, start, size);
 }
@@ -181,6 +189,7 @@ void s2_wrprotect(struct s2_thread *t, uint64_t start, uint64_t size)
 
 	if (!excl_begin(t, S2_OP_WRPROTECT, start, size))
 		return;
+	atomic_fetch_add(&vm->inval_seq, 1);
 	for (unsigned u = s2_unit_of(vm, start); u <= s2_unit_of(vm, start + size - 1); u++)
 		atomic_store(&vm->unit[u].logging, true);
 	s2_tree.wrprotect(vm->mmu.pgt, start, size);
@@ -245,6 +254,7 @@ void s2_migrate(struct s2_thread *t, unsigned unit)
 
 	if (!excl_begin(t, S2_OP_MIGRATE, start, vm->block_size))
 		return;
+	atomic_fetch_add(&vm->inval_seq, 1);
 	s2_tree.unmap(vm->mmu.pgt, start, vm->block_size);
 	atomic_fetch_add(&u->gen, 1);
 	atomic_store(&u->huge, rng_below(&t->rng, 2) == 0);
@@ -256,38 +266,60 @@ void s2_migrate(struct s2_thread *t, unsigned unit)
 	excl_end(t, start, vm->block_size);
 }
 
+/* Dirty logging of a block switched off (the memslot's flags change): its
+ * pages stay mapped, and the next fault in it maps the block again over
+ * the table logging left there (the table is freed through
+ * free_unlinked_table). */
+void s2_log_off(struct s2_thread *t, unsigned unit)
+{
+	struct s2_vm *vm = &s2_vm;
+	uint64_t start = vm->ipa_base + unit * vm->block_size;
+
+	if (!excl_begin(t, S2_OP_LOG_OFF, start, vm->block_size))
+		return;
+	atomic_fetch_add(&vm->inval_seq, 1);
+	atomic_store(&vm->unit[unit].logging, false);
+	for (uint64_t ipa = start; ipa < start + vm->block_size; ipa += vm->page_size)
+		atomic_store(&vm->gp[s2_gpage_of(vm, ipa)].wp_done, 0);
+	excl_end(t, start, vm->block_size);
+}
+
 /* ---- aging ------------------------------------------------------------------------------ */
 
 static const char *const age_callers[] = { "kvm_age_gfn", "kvm_test_age_gfn" };
 
-/* One call as the MMU notifier makes it under --age-lock: the tree's
- * aging (with the walk flags of a shared walk in read and no-lock modes,
- * for trees whose aging takes flags), then the TLB flush of
- * clear_flush_young if anything was young. */
-static void leaf_span(uint64_t ipa, uint64_t *lo, uint64_t *hi);
+/* The span of the leaf mapping ipa now (a page if none). */
+static void leaf_span(uint64_t ipa, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t d, size = s2_vm.page_size;
+	int level;
 
+	if (s2_peek_leaf(ipa, &d, &level, NULL))
+		size = s2_level_size(level);
+	*lo = ipa & ~(size - 1);
+	*hi = *lo + size;
+}
+
+/* One call as the MMU notifier makes it under --age-lock: the tree's
+ * aging (for trees whose aging takes walk flags, a shared walk in read and
+ * no-lock modes), with the caller's own RCU read-side section in those
+ * modes (--age-rcu, as generic lockless-aging code holds one), then the
+ * TLB flush of clear_flush_young if anything was young. */
 static bool age_call(struct s2_thread *t, uint64_t start, uint64_t size, bool mkold, uint64_t *lo, uint64_t *hi)
 {
-	uint64_t dummy;
 	struct kvm_pgtable *pgt;
 	unsigned flags = s2_cfg.age_lock == S2_AGE_WRITE ? 0 : S2_WALK_SHARED;
-	bool young = false;
+	bool young = false, rcu = s2_cfg.age_lock != S2_AGE_WRITE && s2_cfg.age_rcu;
+	uint64_t dummy;
 
-	switch (s2_cfg.age_lock) {
-	case S2_AGE_WRITE:
+	if (s2_cfg.age_lock == S2_AGE_WRITE)
 		s2_write_lock();
-		s2_op_begin(t, age_callers[!mkold], S2_HELD_WRITE);
-		break;
-	case S2_AGE_READ:
+	else if (s2_cfg.age_lock == S2_AGE_READ)
 		s2_read_lock();
-		s2_op_begin(t, age_callers[!mkold], S2_HELD_READ);
-		break;
-	case S2_AGE_NONE:
-		if (s2_cfg.age_rcu)
-			rcu_read_lock();
-		s2_op_begin(t, age_callers[!mkold], S2_HELD_NONE);
-		break;
-	}
+	if (rcu)
+		rcu_read_lock();
+	s2_op_begin(t, age_callers[!mkold], s2_cfg.age_lock == S2_AGE_WRITE ? S2_HELD_WRITE :
+		    s2_cfg.age_lock == S2_AGE_READ ? S2_HELD_READ : S2_HELD_NONE);
 	/*
 	 * The truth is per leaf: a call clears the access flag of every leaf
 	 * it visits, a block's for all its pages. The range judged is the
@@ -300,33 +332,28 @@ static bool age_call(struct s2_thread *t, uint64_t start, uint64_t size, bool mk
 	pgt = s2_vm.mmu.pgt;
 	if (pgt)
 		young = s2_tree.age(pgt, start, size, mkold, flags);
-	s2_op_end(t);
-	if (s2_cfg.age_lock == S2_AGE_NONE) {
-		if (s2_cfg.age_rcu)
-			rcu_read_unlock();
-		if (young && mkold && pgt)
-			s2_flush_remote_tlbs();
-		return young;
+	/* and as mapped now: without the lock for write a fault may have
+	 * made a block during the call, which the call cleared whole */
+	{
+		uint64_t l2, h2;
+
+		leaf_span(start, &l2, &dummy);
+		leaf_span(start + size - 1, &dummy, &h2);
+		if (l2 < *lo)
+			*lo = l2;
+		if (h2 > *hi)
+			*hi = h2;
 	}
+	s2_op_end(t);
+	if (rcu)
+		rcu_read_unlock();
 	if (young && mkold && pgt)
 		s2_flush_remote_tlbs();
 	if (s2_cfg.age_lock == S2_AGE_WRITE)
 		s2_write_unlock();
-	else
+	else if (s2_cfg.age_lock == S2_AGE_READ)
 		s2_read_unlock();
 	return young;
-}
-
-/* The span of the leaf mapping ipa now (a page if none). */
-static void leaf_span(uint64_t ipa, uint64_t *lo, uint64_t *hi)
-{
-	uint64_t d, size = s2_vm.page_size;
-	int level;
-
-	if (s2_peek_leaf(ipa, &d, &level, NULL))
-		size = s2_level_size(level);
-	*lo = ipa & ~(size - 1);
-	*hi = *lo + size;
 }
 
 bool s2_age(struct s2_thread *t, uint64_t start, uint64_t size, bool mkold)

@@ -75,7 +75,7 @@ enum s2_reuse { S2_REUSE_QUARANTINE, S2_REUSE_IMMEDIATE, S2_REUSE_NEVER };
 struct s2_cfg {
 	unsigned blocks;                /* the IPA window: this many blocks of the lowest block level */
 	enum s2_age_lock age_lock;
-	bool age_rcu;                   /* the ager's own RCU read side in mode none */
+	bool age_rcu;                   /* the ager's own RCU read side without the lock for write */
 	bool hw_af;                     /* hardware access-flag management (VTCR_EL2.HA) */
 	bool fwb, tlb_range;            /* CPU features the tree asks about */
 	enum s2_reuse reuse;
@@ -84,6 +84,10 @@ struct s2_cfg {
 	unsigned tlb_entries;           /* per vCPU; 0: no TLB model (every access walks) */
 	unsigned age_max_pages;         /* the ager's ranges, at most */
 	uint64_t seed;
+	/* stress only: after one load of an entry in 2^delay_shift, a software
+	 * walker pauses (up to delay_spins spins), widening race windows;
+	 * 0: never */
+	unsigned delay_shift, delay_spins;
 };
 extern struct s2_cfg s2_cfg;
 

@@ -86,7 +86,7 @@ static enum tr accessed(struct s2_vcpu *v, uint64_t ipa, bool write, uint64_t de
 	struct s2_gpage *gp = &vm->gp[s2_gpage_of(vm, ipa)];
 	uint64_t now = s2_tick();
 
-	atomic_store(&gp->accessed, now);
+	s2_tick_max(&gp->accessed, now);
 	if (write) {
 		uint64_t wp = atomic_load(&gp->wp_done), wf = atomic_load(&gp->write_fault);
 
@@ -228,6 +228,10 @@ out:
 bool s2_vcpu_access(struct s2_vcpu *v, uint64_t ipa, bool write, unsigned tries)
 {
 	for (unsigned i = 0; i < tries && !s2_stopping(); i++) {
+		/* the fault's view begins at the guest's exit: a memslot change or
+		 * an invalidation after it makes the fault retry (mmu.c's
+		 * mmu_invalidate_retry, and SRCU for memslots) */
+		uint64_t seq = atomic_load(&s2_vm.inval_seq);
 		int level;
 
 		switch (translate(v, ipa, write, &level)) {
@@ -238,11 +242,11 @@ bool s2_vcpu_access(struct s2_vcpu *v, uint64_t ipa, bool write, unsigned tries)
 			return false;
 		case TR_FAULT_TRANS:
 			v->faults_trans++;
-			s2_fault(&v->t, &v->mc, ipa, write, false, level);
+			s2_fault(&v->t, &v->mc, ipa, write, false, level, seq);
 			break;
 		case TR_FAULT_PERM:
 			v->faults_perm++;
-			s2_fault(&v->t, &v->mc, ipa, write, true, level);
+			s2_fault(&v->t, &v->mc, ipa, write, true, level, seq);
 			break;
 		case TR_FAULT_AF:
 			v->faults_af++;

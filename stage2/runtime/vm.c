@@ -22,6 +22,8 @@ struct s2_cfg s2_cfg = {
 	.tlb_entries = 8,
 	.age_max_pages = 64,
 	.seed = 1,
+	.delay_shift = 6,
+	.delay_spins = 2000,
 };
 
 struct s2_vm s2_vm;

@@ -53,6 +53,9 @@ struct s2_vm {
 	uint64_t *pgd;
 	unsigned pgd_pages;
 	bool destroyed;
+	/* bumped (under the lock for write) by every invalidation and memslot
+	 * change: a fault that sampled an older value retries */
+	_Atomic uint64_t inval_seq;
 };
 
 extern struct s2_vm s2_vm;
@@ -70,6 +73,15 @@ void s2_read_lock(void);
 void s2_read_unlock(void);
 void s2_write_lock(void);
 void s2_write_unlock(void);
+
+/* Ticks only move forward: racing recorders keep the later one. */
+static inline void s2_tick_max(_Atomic uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_explicit(p, memory_order_relaxed);
+
+	while (cur < v && !atomic_compare_exchange_weak(p, &cur, v))
+		;
+}
 
 /* The physical address backing ipa now (the unit's generation). */
 static inline uint64_t s2_backing_pa(const struct s2_vm *vm, uint64_t ipa, uint32_t gen)

@@ -36,18 +36,20 @@
 struct opts {
 	double seconds;
 	unsigned vcpus;
-	bool faulter, exclusive, ager, progress, teardown_race;
+	bool exclusive, ager, progress, teardown_race;
+	unsigned faulters;
 	unsigned expect;                /* bit per s2_vkind; 0: clean expected */
 	const char *expect_text;
 	const char *json;
 	const char *granule;
 	unsigned excl_mask;             /* the exclusive thread's ops (bit per enum s2_op) */
+	unsigned excl_pause_us;         /* the exclusive thread's mean pause between ops */
 };
 
 static struct opts O = {
-	.seconds = 3, .vcpus = 2, .faulter = true, .exclusive = true, .ager = true, .progress = true,
+	.seconds = 3, .vcpus = 2, .excl_pause_us = 20, .faulters = 1, .exclusive = true, .ager = true, .progress = true,
 	.excl_mask = 1u << S2_OP_UNMAP | 1u << S2_OP_WRPROTECT | 1u << S2_OP_SPLIT | 1u << S2_OP_FLUSH |
-		     1u << S2_OP_MIGRATE,
+		     1u << S2_OP_MIGRATE | 1u << S2_OP_LOG_OFF,
 };
 static _Atomic bool stop_agents, stop_ager;
 static char cmdline[4096];
@@ -66,9 +68,9 @@ static void usage(FILE *f)
 		"usage: %s [--seconds=N] [--seed=N] [--vcpus=N] [--age-lock=write|read|none]\n"
 		"          [--age-rcu=on|off] [--hw-af=on|off] [--tlb=N] [--reuse=quarantine|immediate|never]\n"
 		"          [--quarantine=N] [--fwb=on|off] [--tlb-range=on|off] [--blocks=N] [--arena-pages=N]\n"
-		"          [--age-pages=N] [--ops=unmap,wrprotect,split,flush,migrate] [--no-ager] [--no-faulter]\n"
+		"          [--age-pages=N] [--ops=unmap,wrprotect,split,flush,migrate,log_off] [--no-ager] [--no-faulter] [--faulters=N]\n"
 		"          [--no-exclusive] [--teardown-race] [--expect=KIND[|KIND]] [--json=FILE] [--no-progress]\n"
-		"          [--granule=4k|16k|64k]\n"
+		"          [--granule=4k|16k|64k] [--delay=off|SHIFT/SPINS] [--excl-pause=US]\n"
 		"kinds: use_after_free, rcu_unprotected, bbm_violation, lost_update, locked_overwrite, resurrection,\n"
 		"       refcount, leak, dirty_log_lost, aging_miss, stale_tlb_access, kernel_warn, hang, crash\n",
 		program_invocation_short_name);
@@ -170,20 +172,37 @@ static int parse(int argc, char **argv)
 			for (char *w = strtok_r(list, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
 				int k = -1;
 
-				for (int op = S2_OP_UNMAP; op <= S2_OP_MIGRATE; op++)
+				for (int op = S2_OP_UNMAP; op <= S2_OP_LOG_OFF; op++)
 					if (!strcmp(w, s2_ops[op].name))
 						k = op;
 				if (k < 0) {
 					free(list);
-					return bad("--ops: '%s' is not one of unmap, wrprotect, split, flush, migrate", w);
+					return bad("--ops: '%s' is not one of unmap, wrprotect, split, flush, migrate, log_off", w);
 				}
 				O.excl_mask |= 1u << k;
 			}
 			free(list);
+		} else if (IS("--delay") && v) {
+			unsigned sh, spins;
+
+			if (!strcmp(v, "off")) {
+				s2_cfg.delay_shift = 0;
+			} else if (sscanf(v, "%u/%u", &sh, &spins) == 2 && sh >= 1 && sh <= 30) {
+				s2_cfg.delay_shift = sh;
+				s2_cfg.delay_spins = spins;
+			} else {
+				return bad("--delay=%s: off, or SHIFT/SPINS (a pause of up to SPINS spins after one load in 2^SHIFT)", v);
+			}
+		} else if (IS("--excl-pause") && v) {
+			O.excl_pause_us = (unsigned)atoi(v);
 		} else if (IS("--no-ager")) {
 			O.ager = false;
 		} else if (IS("--no-faulter")) {
-			O.faulter = false;
+			O.faulters = 0;
+		} else if (IS("--faulters") && v) {
+			O.faulters = (unsigned)atoi(v);
+			if (O.faulters > 4)
+				return bad("--faulters=%s: 0 to 4", v);
 		} else if (IS("--no-exclusive")) {
 			O.exclusive = false;
 		} else if (IS("--teardown-race")) {
@@ -253,30 +272,42 @@ static void *vcpu_main(void *arg)
 	return NULL;
 }
 
-static struct s2_thread faulter_t, excl_t, ager_t;
-static struct kvm_mmu_memory_cache faulter_mc;
+static struct s2_thread faulter_t[4], excl_t, ager_t;
+static struct kvm_mmu_memory_cache faulter_mc[4];
 
 static void *faulter_main(void *arg)
 {
-	struct s2_thread *t = &faulter_t;
+	unsigned i = (unsigned)(uintptr_t)arg;
+	struct s2_thread *t = &faulter_t[i];
+	char role[16];
+	uint64_t last;
 
-	(void)arg;
 	rcu_register_thread();
-	s2_thread_attach(t, 8, "faulter");
+	snprintf(role, sizeof(role), i ? "faulter%u" : "faulter", i);
+	s2_thread_attach(t, 12 + i, role);
+	last = s2_pick_ipa(t);
 	while (!atomic_load_explicit(&stop_agents, memory_order_relaxed) && !s2_stopping()) {
 		uint64_t ipa = s2_pick_ipa(t);
 		unsigned r = rng_below(&t->rng, 10);
 
-		uint64_t d;
+		uint64_t d, seq = atomic_load(&s2_vm.inval_seq);
 		int level;
 
-		/* the faults another vCPU would take, at what the table holds */
+		/* mostly near its last fault, as a vCPU's faults are */
+		if (rng_below(&t->rng, 16))
+			ipa = s2_vm.ipa_base + ((last - s2_vm.ipa_base + s2_vm.page_size * rng_below(&t->rng, 16)) %
+						s2_vm.ipa_size);
+		last = ipa;
+		/* the faults another vCPU would take, at what the table holds:
+		 * a translation fault, another page over a valid one, a
+		 * permission fault, an access-flag fault (a vCPU without
+		 * hardware AF: a walk down to the page) */
 		if (!s2_peek_leaf(ipa, &d, &level, NULL))
-			s2_fault(t, &faulter_mc, ipa, r & 1, false, 3);
-		else if (r < 3)
-			s2_remap(t, &faulter_mc, ipa);
-		else if (r < 7 && !(d & S2_DESC_S2AP_W))
-			s2_fault(t, &faulter_mc, ipa, true, true, level);
+			s2_fault(t, &faulter_mc[i], ipa, r & 1, false, 3, seq);
+		else if (r < 2)
+			s2_remap(t, &faulter_mc[i], ipa);
+		else if (r < 5 && !(d & S2_DESC_S2AP_W))
+			s2_fault(t, &faulter_mc[i], ipa, true, true, level, seq);
 		else
 			s2_access_fault(t, ipa);
 	}
@@ -293,7 +324,7 @@ static void *exclusive_main(void *arg)
 	s2_thread_attach(t, 9, "exclusive");
 	while (!atomic_load_explicit(&stop_agents, memory_order_relaxed) && !s2_stopping()) {
 		uint64_t start, size;
-		int op = S2_OP_UNMAP + (int)rng_below(&t->rng, S2_OP_MIGRATE - S2_OP_UNMAP + 1);
+		int op = S2_OP_UNMAP + (int)rng_below(&t->rng, S2_OP_LOG_OFF - S2_OP_UNMAP + 1);
 
 		if (!(O.excl_mask >> op & 1))
 			continue;
@@ -303,11 +334,15 @@ static void *exclusive_main(void *arg)
 		case S2_OP_WRPROTECT: s2_wrprotect(t, start, size); break;
 		case S2_OP_SPLIT: s2_split(t, start, size); break;
 		case S2_OP_FLUSH: s2_flush(t, start, size); break;
-		default: s2_migrate(t, s2_unit_of(&s2_vm, start)); break;
+		case S2_OP_MIGRATE: s2_migrate(t, s2_unit_of(&s2_vm, start)); break;
+		default: s2_log_off(t, s2_unit_of(&s2_vm, start)); break;
 		}
 		/* give the shared side time between exclusive ops */
-		for (unsigned i = rng_below(&t->rng, 2000); i; i--)
-			__asm__ __volatile__("" ::: "memory");
+		if (O.excl_pause_us) {
+			struct timespec ts = { 0, (long)rng_below(&t->rng, 2 * O.excl_pause_us + 1) * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	rcu_unregister_thread();
 	return NULL;
@@ -360,7 +395,7 @@ static void startup(void)
 	}
 	fprintf(stderr, "stage2-hammer: %u vCPUs (TLB %u entries, hardware AF %s)%s%s%s, aging with mmu_lock %s%s, "
 		"%u blocks of %lluK, table pages reused %s, %.1fs, seed %llu\n",
-		O.vcpus, s2_cfg.tlb_entries, s2_cfg.hw_af ? "on" : "off", O.faulter ? ", a faulter" : "",
+		O.vcpus, s2_cfg.tlb_entries, s2_cfg.hw_af ? "on" : "off", O.faulters ? ", faulters" : "",
 		O.exclusive ? ", an exclusive thread" : "", O.ager ? "" : ", no ager", age_lock_name(),
 		s2_cfg.age_lock == S2_AGE_NONE ? (s2_cfg.age_rcu ? " (RCU read side)" : " (no RCU read side)") : "",
 		s2_vm.nunits, (unsigned long long)(s2_vm.block_size >> 10),
@@ -412,7 +447,7 @@ static void report_end(double elapsed)
 			(unsigned long long)ft, (unsigned long long)fp, (unsigned long long)fa, (unsigned long long)hits);
 	}
 	fprintf(stderr, "stage2-hammer: TLB maintenance: by IPA %llu, by IPA local %llu, by VMID %llu, by range %llu; "
-		"cache maintenance %llu; hardware access flags lost by exclusive walkers %llu\n",
+		"cache maintenance %llu; access-flag changes undone by exclusive walkers %llu\n",
 		(unsigned long long)atomic_load(&s2_count.tlbi_ipa), (unsigned long long)atomic_load(&s2_count.tlbi_ipa_nsh),
 		(unsigned long long)atomic_load(&s2_count.tlbi_vmid), (unsigned long long)atomic_load(&s2_count.tlbi_range),
 		(unsigned long long)atomic_load(&s2_count.cmo), (unsigned long long)atomic_load(&s2_count.af_lost));
@@ -496,7 +531,7 @@ static bool join_all(pthread_t *th, unsigned n, double until)
 int main(int argc, char **argv)
 {
 	char err[256];
-	pthread_t th[12], ager_th;
+	pthread_t th[16], ager_th;
 	unsigned n = 0;
 	double t0, elapsed, next_progress;
 	static struct s2_thread main_t;
@@ -521,8 +556,8 @@ int main(int argc, char **argv)
 		vcpus[i].index = i;
 		pthread_create(&th[n++], NULL, vcpu_main, &vcpus[i]);
 	}
-	if (O.faulter)
-		pthread_create(&th[n++], NULL, faulter_main, NULL);
+	for (unsigned i = 0; i < O.faulters; i++)
+		pthread_create(&th[n++], NULL, faulter_main, (void *)(uintptr_t)i);
 	if (O.exclusive)
 		pthread_create(&th[n++], NULL, exclusive_main, NULL);
 	if (O.ager)
