@@ -159,6 +159,9 @@ void s2_op_begin(struct s2_thread *t, const char *op, enum s2_held held)
 	t->held = held;
 	t->op_no++;
 	memset(t->seen, 0, sizeof(t->seen));
+	/* an op walks from the root again: what it followed before is moot */
+	if (t->follow)
+		memset(t->follow, 0, t->follow_n * sizeof(*t->follow));
 }
 
 void s2_op_end(struct s2_thread *t)
@@ -212,6 +215,10 @@ int s2_locked_owner(const uint64_t *p)
 
 static void protection(struct s2_thread *t, const uint64_t *p, bool store)
 {
+#ifdef S2_SCHED
+	if (eng.cur < 0)
+		return;         /* the engine's set-up and end checks, outside any thread */
+#endif
 	if (t->hw || t->held == S2_HELD_WRITE || t->held == S2_HELD_OWNER || s2_rcu_read_lock_held())
 		return;
 	s2_report(S2V_RCU,
@@ -525,7 +532,8 @@ void s2_rcu_read_unlock(void) { rcu_read_unlock(); }
 bool s2_rcu_read_lock_held(void)
 {
 #ifdef S2_SCHED
-	return eng.cur >= 0 && eng.th[eng.cur].rcu_nesting > 0;
+	/* outside any thread (the set-up) nothing runs concurrently */
+	return eng.cur < 0 || eng.th[eng.cur].rcu_nesting > 0;
 #else
 	return rcu_read_ongoing();
 #endif

@@ -133,8 +133,7 @@ static void take(int i, const char *why)
 	atomic_fetch_add(&m->incarnation, 1);
 	fill(i, 0);
 	atomic_store(&m->state, S2P_LIVE);
-	if (t->follow)
-		t->follow[i] = atomic_load(&m->incarnation);
+	s2_follow(t, i, atomic_load(&m->incarnation));
 	atomic_fetch_add(&s2_arena.allocs, 1);
 	live = atomic_fetch_add(&s2_arena.live, 1) + 1;
 	if (live > atomic_load(&s2_arena.peak))
@@ -229,7 +228,7 @@ bool s2_page_check(const void *p, bool store, const char *what)
 	struct s2_thread *t = s2_self();
 	int st = atomic_load_explicit(&m->state, memory_order_acquire);
 	uint32_t inc = atomic_load_explicit(&m->incarnation, memory_order_relaxed);
-	uint32_t mine = t->follow ? t->follow[i] : 0;
+	uint32_t mine = s2_followed(t, i);
 	char detail[1024];
 
 	if (st == S2P_LIVE && (!mine || mine == inc))
@@ -264,8 +263,7 @@ void *s2_zalloc_page(void *arg)
 		return NULL;
 	p = mc->objects[--mc->nobjs];
 	s2_arena.meta[s2_page_of(p)].owner = S2_OWN_NONE;
-	if (s2_self()->follow)
-		s2_self()->follow[s2_page_of(p)] = atomic_load(&s2_arena.meta[s2_page_of(p)].incarnation);
+	s2_follow(s2_self(), s2_page_of(p), atomic_load(&s2_arena.meta[s2_page_of(p)].incarnation));
 	return p;
 }
 
@@ -332,8 +330,7 @@ void *s2_phys_to_virt(uint64_t pa)
 		struct s2_thread *t = s2_self();
 
 		/* the incarnation the thread follows into */
-		if (t->follow)
-			t->follow[i] = atomic_load(&s2_arena.meta[i].incarnation);
+		s2_follow(t, i, atomic_load(&s2_arena.meta[i].incarnation));
 		return s2_arena.base + (pa - S2_TABLE_PA_BASE);
 	}
 	return (void *)(uintptr_t)(S2_GUEST_VA_TAG | pa);
@@ -357,10 +354,12 @@ static void unlinked_cb(struct rcu_head *head)
 	const char *op = t->op;
 	enum s2_held held = t->held;
 
-	/* the callback owns the unlinked table: nobody can reach it now */
+	/* the callback owns the unlinked table: nobody can reach it now; it
+	 * walks it from the table itself (no descriptor followed into it) */
 	t->op = "free_unlinked_table (RCU callback)";
 	t->held = S2_HELD_WRITE;
 	m->owner = S2_OWN_NONE;
+	s2_follow(t, i, atomic_load(&m->incarnation));
 	fn(s2_page_addr(i), m->unlinked_level);
 	t->op = op;
 	t->held = held;

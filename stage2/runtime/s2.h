@@ -160,6 +160,18 @@ struct s2_thread {
 };
 struct s2_vcpu;
 
+/* The incarnation t followed into page i (0: none), and recording it:
+ * bounded by the array the thread was attached with. */
+static inline uint32_t s2_followed(const struct s2_thread *t, int i)
+{
+	return t->follow && (unsigned)i < t->follow_n ? t->follow[i] : 0;
+}
+static inline void s2_follow(struct s2_thread *t, int i, uint32_t inc)
+{
+	if (t->follow && (unsigned)i < t->follow_n)
+		t->follow[i] = inc;
+}
+
 /* The calling harness thread (a lazily made one for threads the harness
  * did not start, such as liburcu's callback thread). */
 struct s2_thread *s2_self(void);

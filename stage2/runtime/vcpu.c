@@ -149,7 +149,7 @@ static enum tr translate(struct s2_vcpu *v, uint64_t ipa, bool write, int *fleve
 			from.used = false;
 			tlb_s2_unlock(tlb);
 			/* the walk starts from the table the entry points to */
-			v->t.follow[from.child] = from.child_inc;
+			s2_follow(&v->t, from.child, from.child_inc);
 			table = s2_page_addr(from.child);
 			level = from.level + 1;
 			goto walk;
@@ -191,7 +191,7 @@ walk:
 				.page = page, .idx = (int)(p - (uint64_t *)s2_page_addr(page)), .inc = incarnation(page),
 				.child = c, .child_inc = incarnation(c),
 			};
-			v->t.follow[c] = incarnation(c);
+			s2_follow(&v->t, c, incarnation(c));
 			table = s2_page_addr(c);
 			level++;
 			continue;
