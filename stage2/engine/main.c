@@ -38,7 +38,7 @@ static int usage(void)
 		"usage: %s explore [--strategy=random|pct|burst] [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--program=FILE]\n"
 		"                  [--memory=sc|arm] [--age-lock=write|read|none] [--age-rcu=on|off] [--hw-af=on|off]\n"
 		"                  [--tlb=N] [--fwb=on|off] [--tlb-range=on|off] [--reuse=quarantine|immediate|never]\n"
-		"                  [--blocks=N] [--expect=KIND[|KIND]] [--keep-going]\n"
+		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going]\n"
 		"       %s replay FILE... [--check-expect]\n"
 		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n", prog, prog, prog);
 	return 2;
@@ -108,6 +108,8 @@ static int config_flag(const char *a, struct s2_prog *p)
 			p->reuse = S2_REUSE_NEVER;
 		else
 			return -1;
+	} else if ((v = opt(a, "--age-pages"))) {
+		p->age_pages = (unsigned)atoi(v);
 	} else if ((v = opt(a, "--blocks"))) {
 		if ((p->blocks = (unsigned)atoi(v)) < 1 || p->blocks > S2_MAX_UNITS)
 			return -1;

@@ -67,6 +67,7 @@ struct s2_prog {
 	unsigned tlb;
 	enum s2_reuse reuse;
 	unsigned blocks;
+	unsigned age_pages;     /* the generator's aging ranges: at most this many pages (0: any) */
 	unsigned nsetup;
 	struct s2p_setup_op setup[S2P_SETUP];
 	unsigned nthreads;

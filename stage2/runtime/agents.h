@@ -80,7 +80,9 @@ struct s2_accuracy {
 };
 extern struct s2_accuracy s2_acc;
 
-/* Random choices of the drivers over the window. */
+/* Random choices of the drivers over the window; a range of up to
+ * max_pages pages, or now and then a whole block or the whole window
+ * (never with max_pages 1: single pages only). */
 uint64_t s2_pick_ipa(struct s2_thread *t);
 void s2_pick_range(struct s2_thread *t, uint64_t *start, uint64_t *size, unsigned max_pages);
 

@@ -23,10 +23,16 @@ struct kvm_mmu_memory_cache {
 struct kvm_pgtable;
 struct s2_vm;
 
+/* Older trees read the VTCR from the VM's arch rather than the MMU. */
+struct kvm_arch {
+	uint64_t vtcr;
+};
+
 struct kvm_s2_mmu {
 	/* the tree reads these */
 	struct kvm_pgtable *pgt;
 	uint64_t vtcr;
+	struct kvm_arch *arch;
 	struct kvm_mmu_memory_cache split_page_cache;
 	uint64_t split_page_chunk_size;
 	/* the harness's VM this MMU belongs to (TLB invalidations reach it) */

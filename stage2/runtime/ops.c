@@ -451,7 +451,7 @@ uint64_t s2_pick_ipa(struct s2_thread *t)
 void s2_pick_range(struct s2_thread *t, uint64_t *start, uint64_t *size, unsigned max_pages)
 {
 	struct s2_vm *vm = &s2_vm;
-	unsigned r = rng_below(&t->rng, 100);
+	unsigned r = max_pages == 1 ? 100 : rng_below(&t->rng, 100);
 
 	if (r < 10) {                       /* a whole block */
 		*start = vm->ipa_base + (uint64_t)rng_below(&t->rng, vm->nunits) * vm->block_size;

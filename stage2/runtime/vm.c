@@ -116,6 +116,8 @@ int s2_vm_create(char *err, size_t errlen)
 	levels = (ia_bits - 4 - 4) / (ps - 3);
 	start_level = 4 - (int)levels;
 	vm->mmu.vtcr = (64 - ia_bits) | ((uint64_t)(sl0_base - (unsigned)start_level) << 6);
+	vm->arch.vtcr = vm->mmu.vtcr;
+	vm->mmu.arch = &vm->arch;
 	vm->mmu.vm = vm;
 	vm->mmu.vmid = 1;
 	vm->block_level = 2;

@@ -41,6 +41,7 @@ struct s2_gpage {
 
 struct s2_vm {
 	struct kvm_s2_mmu mmu;
+	struct kvm_arch arch;
 	struct kvm_pgtable *pgt;        /* while it lives (mmu.pgt is NULLed first at teardown) */
 	pthread_rwlock_t rw;            /* mmu_lock (stress); the engine has its own */
 	int block_level;                /* the lowest block level: the units' size */
