@@ -6,12 +6,12 @@
  *                         [--save=DIR] [--memory=sc|arm] [--age-lock=write|read|none]
  *                         [--age-rcu=on|off] [--hw-af=on|off] [--tlb=N] [--fwb=on|off]
  *                         [--tlb-range=on|off] [--reuse=quarantine|immediate|never]
- *                         [--blocks=N] [--expect=KIND[|KIND]] [--keep-going]
+ *                         [--blocks=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]
  *   stage2-engine replay FILE... [--check-expect]
  *   stage2-engine gen N DIR [--seed=N] [config flags as explore]
  *
  * explore generates random programs (stage2/engine/prog.c), or takes one
- * (--program), and runs each under a random or PCT schedule; the first violation is saved (with the
+ * (--program), or every other run one of DIR's scripts (--seeds), and runs each under a random or PCT schedule; the first violation is saved (with the
  * schedule and memory-model choices it took: the program replays it) and
  * the run stops. Exit: 0 clean (or, with --expect, the kind found; replay
  * --check-expect: every expectation met), 1 a violation (or the expected
@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -38,7 +39,7 @@ static int usage(void)
 		"usage: %s explore [--strategy=random|pct|burst] [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--program=FILE]\n"
 		"                  [--memory=sc|arm] [--age-lock=write|read|none] [--age-rcu=on|off] [--hw-af=on|off]\n"
 		"                  [--tlb=N] [--fwb=on|off] [--tlb-range=on|off] [--reuse=quarantine|immediate|never]\n"
-		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going]\n"
+		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]\n"
 		"       %s replay FILE... [--check-expect]\n"
 		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n", prog, prog, prog);
 	return 2;
@@ -128,7 +129,8 @@ static void base_prog(struct s2_prog *p)
 	p->tlb = 4;
 	p->blocks = 2;
 	p->expect = -1;
-	snprintf(p->tree, sizeof(p->tree), "%s", s2_tree.source);
+	/* tools/explore names the tree (and patch) it built, for tools/repro */
+	snprintf(p->tree, sizeof(p->tree), "%s", s2_tree_desc());
 }
 
 static int write_prog(const char *path, const struct s2_prog *p)
@@ -191,6 +193,76 @@ static void burst_schedule(struct s2_prog *p, uint64_t seed)
 	}
 }
 
+#define S2_MAX_SEEDS 64
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --seeds=DIR: the programs of DIR's *.txt scripts at this binary's
+ * granule (their schedules dropped); -1 if DIR cannot be read or a script
+ * does not parse. */
+static int load_seeds(const char *dir, struct s2_prog *out, unsigned max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned n = 0, want = 1u << (s2_tree.page_shift - 10);
+	char **names = NULL;
+	size_t nn = 0;
+
+	if (!d) {
+		fprintf(stderr, "%s: --seeds: cannot read %s: %s\n", prog, dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (l > 4 && !strcmp(e->d_name + l - 4, ".txt")) {
+			names = realloc(names, (nn + 1) * sizeof(*names));
+			names[nn++] = strdup(e->d_name);
+		}
+	}
+	closedir(d);
+	qsort(names, nn, sizeof(*names), cmp_names);
+	for (size_t i = 0; i < nn && n < max; i++) {
+		char path[4096], err[256], *text;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		text = read_all(path);
+		if (!text || s2p_parse(text, &out[n], err, sizeof(err))) {
+			fprintf(stderr, "%s: --seeds: %s: %s\n", prog, path, text ? err : strerror(errno));
+			free(text);
+			return -1;
+		}
+		free(text);
+		out[n].nsched = out[n].nchoices = 0;
+		if (out[n].granule_kb == want)
+			n++;
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	if (!n)
+		fprintf(stderr, "%s: --seeds: no script of %s is for granule %uk\n", prog, dir, want);
+	return (int)n;
+}
+
+/* A seed's program in the run's configuration (the command line's). */
+static void seed_config(struct s2_prog *p, const struct s2_prog *base)
+{
+	p->memory = base->memory;
+	p->age_lock = base->age_lock;
+	p->age_rcu = base->age_rcu;
+	p->hw_af = base->hw_af;
+	p->tlb = base->tlb;
+	p->fwb = base->fwb;
+	p->tlb_range = base->tlb_range;
+	p->reuse = base->reuse;
+	p->expect = -1;
+	memcpy(p->tree, base->tree, sizeof(p->tree));
+}
+
 static int cmd_explore(int argc, char **argv)
 {
 	struct s2_prog base, p;
@@ -202,7 +274,8 @@ static int cmd_explore(int argc, char **argv)
 	unsigned expect = 0;
 	bool keep_going = false;
 	char buf[128];
-	static struct s2_prog fixed;
+	static struct s2_prog fixed, seeds[S2_MAX_SEEDS];
+	unsigned nseeds = 0;
 	bool have_fixed = false, burst = false;
 
 	base_prog(&base);
@@ -260,6 +333,12 @@ static int cmd_explore(int argc, char **argv)
 			free(text);
 			fixed.nsched = fixed.nchoices = 0;
 			have_fixed = true;
+		} else if ((v = opt(a, "--seeds"))) {
+			int n = load_seeds(v, seeds, S2_MAX_SEEDS);
+
+			if (n < 0)
+				return 2;
+			nseeds = (unsigned)n;
 		} else if (!strcmp(a, "--keep-going")) {
 			keep_going = true;
 		} else if (!strcmp(a, "--variant=stage2")) {
@@ -273,14 +352,20 @@ static int cmd_explore(int argc, char **argv)
 		return 2;
 	}
 	watchdog_start(prog, NULL);
-	fprintf(stderr, "%s: %s, granule %uk, %s schedules, %s memory, aging with mmu_lock %s\n", prog, s2_tree.source,
+	fprintf(stderr, "%s: %s, granule %uk, %s schedules, %s memory, aging with mmu_lock %s\n", prog, s2_tree_desc(),
 		base.granule_kb, burst ? "burst" : pol.kind == ES_PCT ? "PCT" : "random", mem_model_names[base.memory],
 		base.age_lock == S2_AGE_WRITE ? "write" : base.age_lock == S2_AGE_READ ? "read" : "none");
 	while ((!max_runs || runs < max_runs) && now_s() - t0 < seconds) {
-		if (have_fixed)
+		if (have_fixed) {
 			p = fixed;      /* one program, many schedules */
-		else
+		} else if (nseeds && runs % 2 == 0) {
+			/* every other run a seed's program (in this run's
+			 * configuration), under a schedule of its own */
+			p = seeds[(runs / 2) % nseeds];
+			seed_config(&p, &base);
+		} else {
 			s2p_generate(&p, &base, seed + runs);
+		}
 		pol.seed = (seed + runs) * 0x2545f4914f6cdd1dULL + 7;
 		if (burst) {
 			struct eng_policy script = { .kind = ES_SCRIPT };
@@ -312,7 +397,7 @@ static int cmd_explore(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s/%s-%uk-%llu.txt", save, s2_vkind_name(r.vio.kind), base.granule_kb,
 				 (unsigned long long)(seed + runs - 1));
 			if (!write_prog(path, &p))
-				fprintf(stderr, "saved: %s (replay: tools/repro %s --subject=stage2 ...)\n", path, path);
+				fprintf(stderr, "saved: %s (replay: tools/repro %s)\n", path, path);
 		}
 		if (!keep_going)
 			break;

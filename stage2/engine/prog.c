@@ -357,7 +357,17 @@ static struct s2p_addr near(uint64_t *r, unsigned units, unsigned upages)
 
 	/* mostly unit 0 and a few pages at its start: ops meet there */
 	a.unit = (uint8_t)(rng_below(r, 4) ? 0 : rng_below(r, units));
-	a.page = rng_below(r, 4) ? rng_below(r, 4) : rng_below(r, upages);
+	switch (rng_below(r, 8)) {
+	case 0:
+		a.page = rng_below(r, upages);
+		break;
+	case 1:         /* the unit's last pages: a range from there goes on
+			 * into the next unit's table */
+		a.page = upages - 1 - rng_below(r, 4);
+		break;
+	default:
+		a.page = rng_below(r, 4);
+	}
 	return a;
 }
 
@@ -392,8 +402,19 @@ void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed)
 	for (unsigned u = 0; u < units && p->nsetup + 2 <= S2P_SETUP; u++) {
 		struct s2p_addr a = { (uint8_t)u, 0 };
 
-		switch (rng_below(&r, 5)) {
+		switch (rng_below(&r, 6)) {
 		case 0:
+			break;
+		case 5:
+			/* logged, a page at each end: tables of few entries,
+			 * emptied (and freed) by a short unmap */
+			p->setup[p->nsetup++] = (struct s2p_setup_op){ S2S_LOG, a };
+			a.page = up - 1;
+			p->setup[p->nsetup++] = (struct s2p_setup_op){ S2S_MAP_PAGE, a };
+			if (p->nsetup < S2P_SETUP) {
+				a.page = 0;
+				p->setup[p->nsetup++] = (struct s2p_setup_op){ S2S_MAP_PAGE, a };
+			}
 			break;
 		case 1:
 			p->setup[p->nsetup++] = (struct s2p_setup_op){ S2S_MAP_BLOCK, a };

@@ -21,7 +21,10 @@
  *                          tree's stage2_pte_is_locked either way)
  *   walk flags             HANDLE_FAULT, or IGNORE_EAGAIN with the opposite
  *                          sense; relax_perms and mkyoung with or without
- *                          flags (then they are a fault's, as mmu.c's)
+ *                          flags (then they are a fault's, as mmu.c's);
+ *                          relax_perms with an out pointer for the entry,
+ *                          and no mkyoung (the access-flag fault is then
+ *                          relax_perms(KVM_PGTABLE_PROT_AF))
  *   stage-2 init           __kvm_pgtable_stage2_init or
  *                          kvm_pgtable_stage2_init, VTCR in the MMU or in
  *                          the VM's arch
@@ -168,24 +171,38 @@ static int glue_map(struct kvm_pgtable *pgt, uint64_t ipa, uint64_t size, uint64
 
 typedef int s2_relax4_t(struct kvm_pgtable *, u64, enum kvm_pgtable_prot, enum kvm_pgtable_walk_flags);
 typedef int s2_relax3_t(struct kvm_pgtable *, u64, enum kvm_pgtable_prot);
+typedef int s2_relax_out_t(struct kvm_pgtable *, u64, enum kvm_pgtable_prot, kvm_pte_t *);
 _Static_assert(S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax4_t) ||
-	       S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax3_t),
+	       S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax3_t) ||
+	       S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax_out_t),
 	       "kvm_pgtable_stage2_relax_perms has a signature the glue does not know");
+
+/* relax_perms without walk flags is a fault's walk; with an out pointer
+ * for the entry it wrote, the harness does not ask for it */
+static int glue_relax_prot(struct kvm_pgtable *pgt, uint64_t ipa, enum kvm_pgtable_prot prot, unsigned flags)
+{
+	return __builtin_choose_expr(
+		S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax4_t),
+		((s2_relax4_t *)&kvm_pgtable_stage2_relax_perms)(pgt, ipa, prot, glue_flags(flags)),
+		__builtin_choose_expr(
+			S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax_out_t),
+			((s2_relax_out_t *)&kvm_pgtable_stage2_relax_perms)(pgt, ipa, prot, NULL),
+			((s2_relax3_t *)&kvm_pgtable_stage2_relax_perms)(pgt, ipa, prot)));
+}
 
 static int glue_relax(struct kvm_pgtable *pgt, uint64_t ipa, unsigned prot, unsigned flags)
 {
 	S2_COUNT(relax_perms);
-	/* without a flags parameter the tree's relax_perms is a fault's walk */
-	return S2_CALL_AS(kvm_pgtable_stage2_relax_perms, s2_relax4_t,
-			  (pgt, ipa, glue_prot(prot), glue_flags(flags)),
-			  s2_relax3_t, (pgt, ipa, glue_prot(prot)));
+	return glue_relax_prot(pgt, ipa, glue_prot(prot), flags);
 }
 
+#if defined(S2_HAS_kvm_pgtable_stage2_mkyoung)
 typedef void s2_mkyoung_flags_t(struct kvm_pgtable *, u64, enum kvm_pgtable_walk_flags);
 typedef kvm_pte_t s2_mkyoung_old_t(struct kvm_pgtable *, u64);
 _Static_assert(S2_IS_TYPE(kvm_pgtable_stage2_mkyoung, s2_mkyoung_flags_t) ||
 	       S2_IS_TYPE(kvm_pgtable_stage2_mkyoung, s2_mkyoung_old_t),
 	       "kvm_pgtable_stage2_mkyoung has a signature the glue does not know");
+#define S2_MKYOUNG_TAKES_FLAGS S2_IS_TYPE(kvm_pgtable_stage2_mkyoung, s2_mkyoung_flags_t)
 
 static void glue_mkyoung(struct kvm_pgtable *pgt, uint64_t ipa, unsigned flags)
 {
@@ -193,6 +210,18 @@ static void glue_mkyoung(struct kvm_pgtable *pgt, uint64_t ipa, unsigned flags)
 	S2_CALL_AS(kvm_pgtable_stage2_mkyoung, s2_mkyoung_flags_t, (pgt, ipa, glue_flags(flags)),
 		   s2_mkyoung_old_t, (pgt, ipa));
 }
+#elif defined(S2_HAS_ENUM_KVM_PGTABLE_PROT_AF)
+/* no mkyoung: the access-flag fault relaxes the entry by the access flag */
+#define S2_MKYOUNG_TAKES_FLAGS false
+
+static void glue_mkyoung(struct kvm_pgtable *pgt, uint64_t ipa, unsigned flags)
+{
+	S2_COUNT(mkyoung);
+	glue_relax_prot(pgt, ipa, KVM_PGTABLE_PROT_AF, flags);
+}
+#else
+#error "the tree has neither kvm_pgtable_stage2_mkyoung nor KVM_PGTABLE_PROT_AF for relax_perms"
+#endif
 
 static int glue_unmap(struct kvm_pgtable *pgt, uint64_t ipa, uint64_t size)
 {
@@ -285,7 +314,7 @@ static bool glue_is_counted(uint64_t desc) { return stage2_pte_is_counted(desc);
 /* The generation, as the adapters it takes. */
 #define S2_GLUE_ADAPTERS                                                                    \
 	"levels " S2_GLUE_LEVELS "; " S2_GLUE_FREE "; " S2_GLUE_AGING "; LOCKED " S2_GLUE_LOCKED \
-	"; " S2_GLUE_EAGAIN "; " S2_GLUE_SPLITS
+	"; " S2_GLUE_EAGAIN "; " S2_GLUE_SPLITS S2_GLUE_MKYOUNG
 #if defined(S2_HAS_MACRO_KVM_PGTABLE_FIRST_LEVEL)
 #define S2_GLUE_LEVELS "s8 (FIRST_LEVEL..LAST_LEVEL)"
 #else
@@ -313,6 +342,11 @@ static bool glue_is_counted(uint64_t desc) { return stage2_pte_is_counted(desc);
 #else
 #define S2_GLUE_EAGAIN "-EAGAIN ends every walk (no HANDLE_FAULT flag)"
 #endif
+#if defined(S2_HAS_kvm_pgtable_stage2_mkyoung)
+#define S2_GLUE_MKYOUNG ""
+#else
+#define S2_GLUE_MKYOUNG "; access-flag faults by relax_perms(KVM_PGTABLE_PROT_AF)"
+#endif
 #if defined(S2_HAS_kvm_pgtable_stage2_split)
 #define S2_GLUE_SPLITS "eager split"
 #else
@@ -333,7 +367,7 @@ const struct s2_tree s2_tree = {
 	.age_takes_flags	= S2_AGE_TAKES_FLAGS,
 	.has_split		= S2_GLUE_HAS_SPLIT,
 	.relax_takes_flags	= S2_IS_TYPE(kvm_pgtable_stage2_relax_perms, s2_relax4_t),
-	.mkyoung_takes_flags	= S2_IS_TYPE(kvm_pgtable_stage2_mkyoung, s2_mkyoung_flags_t),
+	.mkyoung_takes_flags	= S2_MKYOUNG_TAKES_FLAGS,
 #if defined(S2_HAS_ENUM_KVM_INVALID_PTE_TYPE_LOCKED)
 	.locked_is_type		= true,
 #endif

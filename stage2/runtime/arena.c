@@ -360,7 +360,9 @@ static void unlinked_cb(struct rcu_head *head)
 	t->held = S2_HELD_WRITE;
 	m->owner = S2_OWN_NONE;
 	s2_follow(t, i, atomic_load(&m->incarnation));
+	t->quiet = true;        /* (engine) one step: see stage2/runtime/access.c */
 	fn(s2_page_addr(i), m->unlinked_level);
+	t->quiet = false;
 	t->op = op;
 	t->held = held;
 }

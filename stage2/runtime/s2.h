@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "stage2/runtime/kvm_types.h"
 
@@ -66,6 +67,15 @@ struct s2_tree {
 	_Atomic uint64_t *func_calls;
 };
 extern const struct s2_tree s2_tree;
+
+/* What the tree is called in reports: the tools' name for it (the user's
+ * path, and the patch applied; S2_TREE_DESC), else the probe's source path. */
+static inline const char *s2_tree_desc(void)
+{
+	const char *d = getenv("S2_TREE_DESC");
+
+	return d && *d ? d : s2_tree.source;
+}
 
 /* ---- configuration ----------------------------------------------------- */
 
@@ -149,6 +159,8 @@ struct s2_thread {
 	enum s2_held held;              /* what it holds of mmu_lock */
 	bool hw;                        /* a hardware walker's access */
 	bool storing_cas;               /* (engine) the store being observed is a cmpxchg */
+	bool quiet;                     /* (engine) its accesses take no scheduling point:
+	                                 * an RCU callback freeing a table it owns */
 	const char *op;                 /* the op it runs, for reports */
 	uint64_t op_no;
 	struct { const uint64_t *p; uint64_t v; } seen[S2_SEEN];

@@ -374,7 +374,7 @@ static const char *age_lock_name(void)
 
 static void startup(void)
 {
-	fprintf(stderr, "stage2-hammer: %s, granule %uk\n", s2_tree.source, 1u << (s2_tree.page_shift - 10));
+	fprintf(stderr, "stage2-hammer: %s, granule %uk\n", s2_tree_desc(), 1u << (s2_tree.page_shift - 10));
 	fprintf(stderr, "stage2-hammer: header %s\n", s2_tree.header);
 	fprintf(stderr, "stage2-hammer: API generation: %s\n", s2_tree.adapters);
 	if (s2_tree.warnings[0])
@@ -470,7 +470,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 		"\"aging\": {\"calls\": %llu, \"young\": %llu, \"definite_young\": %llu, \"missed\": %llu, "
 		"\"quiescent_missed\": %llu, \"definite_old\": %llu, \"invented\": %llu, \"racy\": %llu}, "
 		"\"violations\": %d, \"kind\": \"%s\", \"summary\": \"",
-		s2_tree.source, 1u << (s2_tree.page_shift - 10), elapsed, age_lock_name(), s2_cfg.hw_af ? "true" : "false",
+		s2_tree_desc(), 1u << (s2_tree.page_shift - 10), elapsed, age_lock_name(), s2_cfg.hw_af ? "true" : "false",
 		s2_cfg.tlb_entries, O.vcpus, (unsigned long long)total_ops(), (unsigned long long)total_accesses(),
 		(unsigned long long)atomic_load(&s2_acc.calls), (unsigned long long)atomic_load(&s2_acc.young),
 		(unsigned long long)atomic_load(&s2_acc.definite_young), (unsigned long long)atomic_load(&s2_acc.missed),
