@@ -5,7 +5,7 @@
  *   stage2-engine explore [--strategy=random|pct|burst] [--runs=N] [--seconds=S] [--seed=N] [--program=FILE]
  *                         [--save=DIR] [--memory=sc|arm] [--age-lock=write|read|none]
  *                         [--age-rcu=on|off] [--hw-af=on|off] [--tlb=N] [--fwb=on|off]
- *                         [--tlb-range=on|off] [--reuse=quarantine|immediate|never]
+ *                         [--tlb-range=on|off] [--tlb-hints=on|off] [--reuse=quarantine|immediate|never]
  *                         [--blocks=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]
  *   stage2-engine replay FILE... [--check-expect]
  *   stage2-engine gen N DIR [--seed=N] [config flags as explore]
@@ -38,7 +38,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: %s explore [--strategy=random|pct|burst] [--runs=N] [--seconds=S] [--seed=N] [--save=DIR] [--program=FILE]\n"
 		"                  [--memory=sc|arm] [--age-lock=write|read|none] [--age-rcu=on|off] [--hw-af=on|off]\n"
-		"                  [--tlb=N] [--fwb=on|off] [--tlb-range=on|off] [--reuse=quarantine|immediate|never]\n"
+		"                  [--tlb=N] [--fwb=on|off] [--tlb-range=on|off] [--tlb-hints=on|off]\n"
+		"                  [--reuse=quarantine|immediate|never]\n"
 		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]\n"
 		"       %s replay FILE... [--check-expect]\n"
 		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n", prog, prog, prog);
@@ -97,6 +98,13 @@ static int config_flag(const char *a, struct s2_prog *p)
 		return on_off(v, &p->fwb) ? 1 : -1;
 	} else if ((v = opt(a, "--tlb-range"))) {
 		return on_off(v, &p->tlb_range) ? 1 : -1;
+	} else if ((v = opt(a, "--tlb-hints"))) {
+		bool on;
+
+		if (!on_off(v, &on))
+			return -1;
+		p->ttl_ignored = !on;
+		return 1;
 	} else if ((v = opt(a, "--tlb"))) {
 		if ((p->tlb = (unsigned)atoi(v)) > 64)
 			return -1;
@@ -258,6 +266,7 @@ static void seed_config(struct s2_prog *p, const struct s2_prog *base)
 	p->tlb = base->tlb;
 	p->fwb = base->fwb;
 	p->tlb_range = base->tlb_range;
+	p->ttl_ignored = base->ttl_ignored;
 	p->reuse = base->reuse;
 	p->expect = -1;
 	memcpy(p->tree, base->tree, sizeof(p->tree));

@@ -176,6 +176,12 @@ int s2p_parse(const char *text, struct s2_prog *p, char *err, size_t errlen)
 
 			if (nw != 1 || !on_off(w[0], b))
 				BAD("%s: on or off", key);
+		} else if (!strcmp(key, "tlb-hints")) {
+			bool on;
+
+			if (nw != 1 || !on_off(w[0], &on))
+				BAD("tlb-hints: on or off");
+			p->ttl_ignored = !on;
 		} else if (!strcmp(key, "tlb")) {
 			if (nw != 1 || (p->tlb = (unsigned)atoi(w[0])) > 64)
 				BAD("tlb: 0 to 64 entries");
@@ -299,6 +305,8 @@ size_t s2p_print(const struct s2_prog *p, char *out, size_t size)
 		"tlb-range %s\nreuse %s\nblocks %u\n", p->granule_kb, mem_model_names[p->memory],
 		lock[p->age_lock], p->age_rcu ? "on" : "off", p->hw_af ? "on" : "off", p->tlb,
 		p->fwb ? "on" : "off", p->tlb_range ? "on" : "off", reuse[p->reuse], p->blocks);
+	if (p->ttl_ignored)
+		n = put(out, size, n, "tlb-hints off\n");
 	for (unsigned i = 0; i < p->nsetup; i++) {
 		const struct s2p_setup_op *s = &p->setup[i];
 

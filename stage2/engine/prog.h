@@ -64,6 +64,7 @@ struct s2_prog {
 	uint8_t memory;         /* enum mem_model */
 	enum s2_age_lock age_lock;
 	bool age_rcu, hw_af, fwb, tlb_range;
+	bool ttl_ignored;       /* "tlb-hints off": TLBI level hints ignored */
 	unsigned tlb;
 	enum s2_reuse reuse;
 	unsigned blocks;

@@ -189,6 +189,7 @@ enum s2_run_status s2_run(const struct s2_prog *p, const struct eng_policy *give
 	s2_cfg.hw_af = p->hw_af;
 	s2_cfg.fwb = p->fwb;
 	s2_cfg.tlb_range = p->tlb_range;
+	s2_cfg.ttl_ignored = p->ttl_ignored;
 	s2_cfg.tlb_entries = p->tlb;
 	s2_cfg.reuse = p->reuse;
 	s2_cfg.blocks = p->blocks;

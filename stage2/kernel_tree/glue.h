@@ -137,9 +137,13 @@ static int glue_init(struct kvm_s2_mmu *mmu, bool fwb_off)
 
 	S2_COUNT(init);
 	memset(&glue_pgt, 0, sizeof(glue_pgt));
-#if defined(S2_HAS___kvm_pgtable_stage2_init)
+#if defined(S2_HAS___kvm_pgtable_stage2_init) && defined(S2_HAS_ENUM_KVM_PGTABLE_S2_NOFWB)
 	r = __kvm_pgtable_stage2_init(&glue_pgt, mmu, &glue_mm_ops,
 				      fwb_off ? KVM_PGTABLE_S2_NOFWB : 0, NULL);
+#elif defined(S2_HAS___kvm_pgtable_stage2_init)
+	/* no per-table NOFWB: FWB is the CPU's alone (the shim's capability) */
+	(void)fwb_off;
+	r = __kvm_pgtable_stage2_init(&glue_pgt, mmu, &glue_mm_ops, 0, NULL);
 #else
 	(void)fwb_off;
 	r = kvm_pgtable_stage2_init(&glue_pgt, mmu, &glue_mm_ops);

@@ -359,7 +359,9 @@ static void unlinked_cb(struct rcu_head *head)
 	t->op = "free_unlinked_table (RCU callback)";
 	t->held = S2_HELD_WRITE;
 	m->owner = S2_OWN_NONE;
-	s2_follow(t, i, atomic_load(&m->incarnation));
+	/* the incarnation handed to call_rcu: one freed and reused since is
+	 * a use after free */
+	s2_follow(t, i, m->rcu_inc);
 	t->quiet = true;        /* (engine) one step: see stage2/runtime/access.c */
 	fn(s2_page_addr(i), m->unlinked_level);
 	t->quiet = false;
@@ -377,6 +379,7 @@ void s2_free_unlinked_deferred(void *addr, int level, void (*fn)(void *addr, int
 	s2_arena.meta[i].unlinked_level = level;
 	s2_arena.meta[i].unlinked_fn = (void *)fn;
 	s2_arena.meta[i].owner = S2_OWN_RCU;
+	s2_arena.meta[i].rcu_inc = atomic_load(&s2_arena.meta[i].incarnation);
 	call_rcu(&rcu_heads[i], unlinked_cb);
 }
 
@@ -385,6 +388,7 @@ static void put_rcu_cb(struct rcu_head *head)
 	int i = (int)(head - rcu_heads);
 
 	s2_arena.meta[i].owner = S2_OWN_NONE;
+	s2_follow(s2_self(), i, s2_arena.meta[i].rcu_inc);
 	s2_put_page(s2_page_addr(i));
 }
 
@@ -396,6 +400,7 @@ void s2_put_page_rcu(void *addr)
 		return;
 	i = s2_page_of(addr);
 	s2_arena.meta[i].owner = S2_OWN_RCU;
+	s2_arena.meta[i].rcu_inc = atomic_load(&s2_arena.meta[i].incarnation);
 	call_rcu(&rcu_heads[i], put_rcu_cb);
 }
 

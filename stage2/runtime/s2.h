@@ -88,6 +88,8 @@ struct s2_cfg {
 	bool age_rcu;                   /* the ager's own RCU read side without the lock for write */
 	bool hw_af;                     /* hardware access-flag management (VTCR_EL2.HA) */
 	bool fwb, tlb_range;            /* CPU features the tree asks about */
+	bool ttl_ignored;               /* TLBI level hints (TTL) ignored, as many CPUs do:
+	                                 * a wrong hint then costs nothing */
 	enum s2_reuse reuse;
 	unsigned quarantine;            /* freed pages held back before reuse */
 	unsigned arena_pages;
@@ -216,6 +218,7 @@ struct s2_page {
 	struct { void *next, *func; uint64_t seq; } rcu_space[2];
 	int unlinked_level;
 	void *unlinked_fn;
+	uint32_t rcu_inc;               /* its incarnation when its free was deferred */
 };
 enum { S2_OWN_NONE, S2_OWN_MEMCACHE, S2_OWN_RCU };
 enum { S2_FREE_PUT, S2_FREE_EXACT, S2_FREE_MEMCACHE };

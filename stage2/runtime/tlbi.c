@@ -13,11 +13,14 @@
 bool s2_cpu_has_fwb(void) { return s2_cfg.fwb; }
 bool s2_cpu_has_tlb_range(void) { return s2_cfg.tlb_range; }
 
+/* The level hint a TLBI carries to the model: none if hints are ignored */
+static inline int ttl(int level) { return s2_cfg.ttl_ignored ? 0 : level; }
+
 /* TLBI IPAS2E1IS (with the level as a TTL hint), DSB, TLBI VMALLE1IS, DSB */
 void __kvm_tlb_flush_vmid_ipa(struct kvm_s2_mmu *mmu, uint64_t ipa, int level)
 {
 	atomic_fetch_add(&s2_count.tlbi_ipa, 1);
-	tlb_s2_inv_ipa(mmu->vmid, ipa, level, NULL);
+	tlb_s2_inv_ipa(mmu->vmid, ipa, ttl(level), NULL);
 }
 
 /* the same, not broadcast: this CPU's TLB only */
@@ -27,7 +30,7 @@ void __kvm_tlb_flush_vmid_ipa_nsh(struct kvm_s2_mmu *mmu, uint64_t ipa, int leve
 
 	atomic_fetch_add(&s2_count.tlbi_ipa_nsh, 1);
 	if (v && v->tlb.cap)
-		tlb_s2_inv_ipa(mmu->vmid, ipa, level, &v->tlb);
+		tlb_s2_inv_ipa(mmu->vmid, ipa, ttl(level), &v->tlb);
 }
 
 /* TLBI VMALLS12E1IS */

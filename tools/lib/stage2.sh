@@ -22,6 +22,10 @@
 #       the deterministic engine (stage2/engine/main.c explore: its flags
 #       pass through; --strategy=random|pct|burst); a violation is saved as
 #       a script in DIR (default explore-findings/) naming the tree it ran on.
+#   --coverage[=DIR] (tools/hammer, tools/explore): the build is the
+#       coverage build (--config=subjcov) and the run's coverage of the
+#       tree's pgtable.c is written to DIR (default stage2-coverage/):
+#       coverage.json (line counts, functions) and a summary on stderr.
 #   tools/repro FILE [--kernel-tree PATH [--patch FILE]]
 #       replays a stage-2 script on the tree it names (its "tree" line:
 #       "PATH" or "PATCH on PATH", as tools/explore writes; a test tree's
@@ -103,14 +107,36 @@ stage2_prepare() {
 # over the copies for granule KB; sets s2_bin. A tree that does not build
 # ends the tool (exit 2) with the probe's message at the tree's paths.
 stage2_build() {
+  local config=()
+  [[ -n "$s2_cov" ]] && config=(--config=subjcov)
   printf 'stage2_binary(name = "bin", tree = "t", granule_kb = %d, driver = "%s")\n' "$2" "$1" >>"$s2_pkgdir/BUILD"
-  echo "$tool: building $s2_label (stage 2, granule ${2}k) ..." >&2
-  if ! bazel_build "//$s2_pkg:bin"; then
+  echo "$tool: building $s2_label (stage 2, granule ${2}k${s2_cov:+, with coverage}) ..." >&2
+  if ! bazel_build "${config[@]}" "//$s2_pkg:bin"; then
     grep -vE '^ERROR: .*(error executing command|failed to build)|^Use --sandbox_debug' <<<"$bazel_errors" |
       sed -e "s|\(\./\)\?$s2_pkg/testdata/t/|$s2_tree/|g" >&2
     die "$s2_label does not build on the stage-2 shim (stage2/kernel_tree/shim/; the probe's message above)"
   fi
-  s2_bin="$(bazel_bin)/$s2_pkg/bin"
+  s2_bin="$(bazel_bin "${config[@]}")/$s2_pkg/bin"
+  if [[ -n "$s2_cov" ]]; then
+    mkdir -p "$s2_cov/raw" || die "cannot make $s2_cov"
+    rm -f "$s2_cov"/raw/*.profraw
+    export LLVM_PROFILE_FILE="$s2_cov/raw/%p.profraw"
+  fi
+}
+
+# stage2_coverage: after a --coverage run, the profiles merged and the
+# coverage of the tree's pgtable.c (tools/lib/stage2_coverage.py).
+stage2_coverage() {
+  local raws=("$s2_cov"/raw/*.profraw)
+  [[ -e "${raws[0]}" ]] || { echo "$tool: no coverage profile was written" >&2; return 0; }
+  if llvm-profdata-14 merge -sparse "${raws[@]}" -o "$s2_cov/pgtable.profdata" &&
+     (cd "$ws" && llvm-cov-14 export -format=lcov -instr-profile="$s2_cov/pgtable.profdata" "$s2_bin") >"$s2_cov/bin.lcov"; then
+    /usr/bin/python3 "$ws/tools/lib/stage2_coverage.py" "$(dirname "$s2_bin")/bin_tree_unit.c" \
+      "$s2_tree/$S2_REL_SRC" "$s2_cov/coverage.json" "$s2_cov/bin.lcov" >&2
+  else
+    echo "$tool: the coverage profile could not be read" >&2
+  fi
+  rm -rf "$s2_cov/raw"
 }
 
 # stage2_tree_of_script FILE: sets s2_tree and s2_patch from the script's
@@ -136,7 +162,7 @@ stage2_tree_of_script() {
 
 stage2_main() {
   local granule=4k save="" file="" pass=() a kb repro rc
-  s2_tree="" s2_patch=""
+  s2_tree="" s2_patch="" s2_cov=""
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --kernel-tree) [[ $# -ge 2 ]] || die "--kernel-tree needs a path"; s2_tree=$(abspath "$2"); shift 2 ;;
@@ -147,6 +173,8 @@ stage2_main() {
       --granule=*) granule=${1#*=}; shift ;;
       --save) [[ $# -ge 2 ]] || die "--save needs a folder"; save=$(abspath "$2"); shift 2 ;;
       --save=*) save=$(abspath "${1#*=}"); shift ;;
+      --coverage) s2_cov="$PWD/stage2-coverage"; shift ;;
+      --coverage=*) s2_cov=$(abspath "${1#*=}"); shift ;;
       --strategy=afl|--reader-file*|--variant*)
         die "$1 does not apply to the stage-2 subject (docs/stage2.md)" ;;
       --svg*|--quiet|--timeline) shift ;;   # tools/repro's picture: the contpte engine's only
@@ -178,7 +206,9 @@ stage2_main() {
       stage2_build engine "$kb"
       [[ -n "$save" ]] || save="$PWD/explore-findings"
       S2_TREE_DESC=$s2_label "$s2_bin" explore --save="$save" "${pass[@]}"
-      return $? ;;
+      rc=$?
+      [[ -n "$s2_cov" ]] && stage2_coverage
+      return $rc ;;
     tools/hammer)
       parse_granule "$granule"
       [[ -n "$s2_tree" ]] || s2_tree="$ws/stage2/kernel_tree/testdata/current"
@@ -190,6 +220,7 @@ stage2_main() {
       for a in "${pass[@]}"; do [[ $a = --seed=* ]] || repro+=" $(printf '%q' "$a")"; done
       S2_TREE_DESC=$s2_label S2_REPRO_CMD=$repro "$s2_bin" "${pass[@]}"
       rc=$?
+      [[ -n "$s2_cov" ]] && stage2_coverage
       return $rc ;;
     *) die "the stage-2 subject is not wired into $tool" ;;
   esac

@@ -41,6 +41,8 @@ typedef u64 kvm_pfn_t;
 typedef u64 gfn_t;
 typedef u64 gpa_t;
 typedef u64 hpa_t;
+/* pKVM's mappings tree in struct kvm_pgtable (never used at stage 2 here) */
+struct rb_root_cached { void *rb_node, *rb_leftmost; };
 
 #define __rcu
 #undef __always_inline
@@ -159,8 +161,14 @@ static inline bool system_supports_lpa2(void) { return false; }
 #define MT_S2_FWB_NORMAL_NC 5
 #define MT_S2_FWB_DEVICE_nGnRE 1
 #define PTE_S2_MEMATTR(t) ((u64)(t) << 2)
-#define PAGE_S2_MEMATTR(attr, has_fwb) \
+#define MT_S2_AS_S1 MT_S2_NORMAL
+#define MT_S2_FWB_AS_S1 7
+/* (attr, has_fwb) in trees before FWB became the CPU's alone, (attr) after */
+#define S2_PSM2(attr, has_fwb) \
 	({ u64 __val = (has_fwb) ? PTE_S2_MEMATTR(MT_S2_FWB_ ## attr) : PTE_S2_MEMATTR(MT_S2_ ## attr); __val; })
+#define S2_PSM1(attr) S2_PSM2(attr, s2_cpu_has_fwb())
+#define S2_PSM_PICK(_1, _2, name, ...) name
+#define PAGE_S2_MEMATTR(...) S2_PSM_PICK(__VA_ARGS__, S2_PSM2, S2_PSM1)(__VA_ARGS__)
 
 /* ---- wired to the harness: entries, barriers, RCU ---------------------- */
 #define __S2_ONCE_UNION(x) union { __typeof__(x) __val; u64 __w; }
@@ -233,7 +241,8 @@ void __kvm_tlb_flush_vmid(struct kvm_s2_mmu *mmu);
 void __kvm_tlb_flush_vmid_range(struct kvm_s2_mmu *mmu, phys_addr_t start, unsigned long pages);
 bool s2_cpu_has_fwb(void);
 bool s2_cpu_has_tlb_range(void);
-enum { ARM64_HAS_STAGE2_FWB = 1 };
+/* CPU capabilities the trees ask about: only FWB can be on (--fwb) */
+enum { ARM64_HAS_STAGE2_FWB = 1, ARM64_HAS_XNX, ARM64_KVM_HVHE, ARM64_WORKAROUND_AMPERE_AC03_CPU_38 };
 #define cpus_have_final_cap(cap) ((cap) == ARM64_HAS_STAGE2_FWB && s2_cpu_has_fwb())
 #define cpus_have_const_cap(cap) cpus_have_final_cap(cap)
 #define cpus_have_cap(cap) cpus_have_final_cap(cap)
