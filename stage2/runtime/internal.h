@@ -14,7 +14,14 @@ struct s2_counters {
 	_Atomic uint64_t cmo;            /* cache maintenance calls */
 	_Atomic uint64_t tlbi_ipa, tlbi_ipa_nsh, tlbi_vmid, tlbi_range;
 	_Atomic uint64_t deferred_frees;
+	/* guest faults (user_mem_abort, lock wait included), real threads
+	 * only: a histogram of their latency by power of two of nanoseconds */
+	_Atomic uint64_t fault_ns[48], fault_ns_sum, faults_timed;
 };
+
+/* The fault latency quantile q (0..1) in nanoseconds: the upper bound of
+ * its histogram bucket; 0 if nothing was timed. */
+uint64_t s2_fault_latency_ns(double q);
 extern struct s2_counters s2_count;
 
 /* An entry's store and its judgement are one step for the entry: a reader

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/rcu.h"
+#include <time.h>
 #include "core/rng.h"
 
 #define SHARED_FAULT (S2_WALK_SHARED | S2_WALK_HANDLE_FAULT)
@@ -123,7 +124,36 @@ static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cach
 int s2_fault(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa, bool write, bool perm,
 	     int fault_level, uint64_t seq)
 {
+#ifdef S2_SCHED
 	return map_op(t, S2_OP_FAULT, mc, ipa, write, perm, fault_level, 0, seq);
+#else
+	struct timespec a, b;
+	uint64_t ns;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	r = map_op(t, S2_OP_FAULT, mc, ipa, write, perm, fault_level, 0, seq);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ns = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000ull + (uint64_t)(b.tv_nsec - a.tv_nsec);
+	atomic_fetch_add_explicit(&s2_count.fault_ns[ns ? 63 - __builtin_clzll(ns) : 0], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s2_count.fault_ns_sum, ns, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s2_count.faults_timed, 1, memory_order_relaxed);
+	return r;
+#endif
+}
+
+uint64_t s2_fault_latency_ns(double q)
+{
+	uint64_t n = atomic_load(&s2_count.faults_timed), seen = 0;
+
+	if (!n)
+		return 0;
+	for (unsigned b = 0; b < 48; b++) {
+		seen += atomic_load(&s2_count.fault_ns[b]);
+		if (seen >= (uint64_t)(q * (double)n + 0.5) && seen)
+			return 2ull << b;       /* the bucket [2^b, 2^(b+1)) */
+	}
+	return 2ull << 47;
 }
 
 /* Another physical page over the mapping (a valid -> valid change of

@@ -357,9 +357,14 @@ static void *exclusive_main(void *arg)
 	return NULL;
 }
 
+/* the ager's own CPU time, for the bench's aging calls per CPU second
+ * (its wall-clock rate depends on what else the cores run) */
+static double ager_cpu_s;
+
 static void *ager_main(void *arg)
 {
 	struct s2_thread *t = &ager_t;
+	struct timespec cpu;
 
 	(void)arg;
 	rcu_register_thread();
@@ -370,6 +375,8 @@ static void *ager_main(void *arg)
 		s2_pick_range(t, &start, &size, s2_cfg.age_max_pages);
 		s2_age(t, start, size, rng_below(&t->rng, 5) != 0);
 	}
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
+	ager_cpu_s = cpu.tv_sec + cpu.tv_nsec * 1e-9;
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -470,6 +477,12 @@ static void report_end(double elapsed)
 		(unsigned long long)atomic_load(&s2_acc.missed), (unsigned long long)atomic_load(&s2_acc.quiescent_missed),
 		(unsigned long long)atomic_load(&s2_acc.definite_old), (unsigned long long)atomic_load(&s2_acc.invented),
 		(unsigned long long)atomic_load(&s2_acc.racy), elapsed);
+	if (atomic_load(&s2_count.faults_timed))
+		fprintf(stderr, "stage2-hammer: throughput: %.0f aging calls/s, %.0f guest faults/s; fault latency "
+			"mean %.1f us, p50 <= %.1f us, p99 <= %.1f us\n",
+			atomic_load(&s2_acc.calls) / elapsed, atomic_load(&s2_count.faults_timed) / elapsed,
+			atomic_load(&s2_count.fault_ns_sum) / 1e3 / (double)atomic_load(&s2_count.faults_timed),
+			s2_fault_latency_ns(0.5) / 1e3, s2_fault_latency_ns(0.99) / 1e3);
 }
 
 static void summary(FILE *f, double elapsed, const char *result)
@@ -478,6 +491,7 @@ static void summary(FILE *f, double elapsed, const char *result)
 		"\"age_lock\": \"%s\", \"hw_af\": %s, \"tlb\": %u, \"vcpus\": %u, \"ops\": %llu, \"accesses\": %llu, "
 		"\"aging\": {\"calls\": %llu, \"young\": %llu, \"definite_young\": %llu, \"missed\": %llu, "
 		"\"quiescent_missed\": %llu, \"definite_old\": %llu, \"invented\": %llu, \"racy\": %llu}, "
+		"\"ager_cpu_s\": %.3f, \"faults\": %llu, \"fault_ns\": {\"mean\": %.0f, \"p50\": %llu, \"p99\": %llu}, "
 		"\"violations\": %d, \"kind\": \"%s\", \"summary\": \"",
 		s2_tree_desc(), 1u << (s2_tree.page_shift - 10), elapsed, age_lock_name(), s2_cfg.hw_af ? "true" : "false",
 		s2_cfg.tlb_entries, O.vcpus, (unsigned long long)total_ops(), (unsigned long long)total_accesses(),
@@ -485,8 +499,12 @@ static void summary(FILE *f, double elapsed, const char *result)
 		(unsigned long long)atomic_load(&s2_acc.definite_young), (unsigned long long)atomic_load(&s2_acc.missed),
 		(unsigned long long)atomic_load(&s2_acc.quiescent_missed),
 		(unsigned long long)atomic_load(&s2_acc.definite_old), (unsigned long long)atomic_load(&s2_acc.invented),
-		(unsigned long long)atomic_load(&s2_acc.racy), atomic_load(&s2_nfound),
-		s2_vkind_name(s2_found.kind));
+		(unsigned long long)atomic_load(&s2_acc.racy), ager_cpu_s,
+		(unsigned long long)atomic_load(&s2_count.faults_timed),
+		atomic_load(&s2_count.faults_timed)
+			? atomic_load(&s2_count.fault_ns_sum) / (double)atomic_load(&s2_count.faults_timed) : 0.0,
+		(unsigned long long)s2_fault_latency_ns(0.5), (unsigned long long)s2_fault_latency_ns(0.99),
+		atomic_load(&s2_nfound), s2_vkind_name(s2_found.kind));
 	for (const char *c = s2_found.summary; *c; c++)
 		fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
 	fprintf(f, "\", \"result\": \"%s\"}\n", result);
