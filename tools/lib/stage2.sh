@@ -179,7 +179,14 @@ stage2_main() {
         die "$1 does not apply to the stage-2 subject (docs/stage2.md)" ;;
       --svg*|--quiet|--timeline) shift ;;   # tools/repro's picture: the contpte engine's only
       -h|--help) sed -n '/^# The stage-2 path of each tool:/,/^# that does not apply/p' "$ws/tools/lib/stage2.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
-      -*) pass+=("$1"); shift ;;
+      -*)
+        # the drivers take --flag=value; --flag value is joined (hammer and
+        # explore take no other argument)
+        if [[ $1 != *=* && $# -ge 2 && $2 != -* && $tool != tools/repro ]]; then
+          pass+=("$1=$2"); shift 2
+        else
+          pass+=("$1"); shift
+        fi ;;
       *) if [[ $tool = tools/repro && -z "$file" ]]; then file=$(abspath "$1"); shift
          else die "unexpected argument '$1'"; fi ;;
     esac
