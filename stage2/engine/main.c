@@ -29,6 +29,7 @@
 #include "core/rng.h"
 #include "engine/watchdog.h"
 #include "stage2/engine/run.h"
+#include "stage2/runtime/internal.h"
 #include "stage2/runtime/vm.h"
 
 static const char *prog = "stage2-engine";
@@ -61,16 +62,6 @@ static const char *opt(const char *arg, const char *name)
 	return !strncmp(arg, name, n) && arg[n] == '=' ? arg + n + 1 : NULL;
 }
 
-static bool on_off(const char *v, bool *b)
-{
-	if (!strcmp(v, "on"))
-		*b = true;
-	else if (!strcmp(v, "off"))
-		*b = false;
-	else
-		return false;
-	return true;
-}
 
 /* A configuration flag of explore and gen into p; 1 taken, 0 not one, -1 bad. */
 static int config_flag(const char *a, struct s2_prog *p)
@@ -91,17 +82,17 @@ static int config_flag(const char *a, struct s2_prog *p)
 		else
 			return -1;
 	} else if ((v = opt(a, "--age-rcu"))) {
-		return on_off(v, &p->age_rcu) ? 1 : -1;
+		return s2_parse_on_off(v, &p->age_rcu) ? 1 : -1;
 	} else if ((v = opt(a, "--hw-af"))) {
-		return on_off(v, &p->hw_af) ? 1 : -1;
+		return s2_parse_on_off(v, &p->hw_af) ? 1 : -1;
 	} else if ((v = opt(a, "--fwb"))) {
-		return on_off(v, &p->fwb) ? 1 : -1;
+		return s2_parse_on_off(v, &p->fwb) ? 1 : -1;
 	} else if ((v = opt(a, "--tlb-range"))) {
-		return on_off(v, &p->tlb_range) ? 1 : -1;
+		return s2_parse_on_off(v, &p->tlb_range) ? 1 : -1;
 	} else if ((v = opt(a, "--tlb-hints"))) {
 		bool on;
 
-		if (!on_off(v, &on))
+		if (!s2_parse_on_off(v, &on))
 			return -1;
 		p->ttl_ignored = !on;
 		return 1;

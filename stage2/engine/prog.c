@@ -1,6 +1,7 @@
 /* stage2/engine/prog.c - stage-2 programs: text form and generator (see
  * stage2/engine/prog.h). */
 #include "stage2/engine/prog.h"
+#include "stage2/runtime/internal.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -81,16 +82,6 @@ static bool parse_size(const char *w, uint32_t *n)
 	return *n > 0 && !strcmp(end, "p");
 }
 
-static bool on_off(const char *w, bool *b)
-{
-	if (!strcmp(w, "on"))
-		*b = true;
-	else if (!strcmp(w, "off"))
-		*b = false;
-	else
-		return false;
-	return true;
-}
 
 static unsigned hex_bytes(char *rest, uint8_t *out, unsigned max)
 {
@@ -174,12 +165,12 @@ int s2p_parse(const char *text, struct s2_prog *p, char *err, size_t errlen)
 			bool *b = !strcmp(key, "age-rcu") ? &p->age_rcu : !strcmp(key, "hw-af") ? &p->hw_af :
 				  !strcmp(key, "fwb") ? &p->fwb : &p->tlb_range;
 
-			if (nw != 1 || !on_off(w[0], b))
+			if (nw != 1 || !s2_parse_on_off(w[0], b))
 				BAD("%s: on or off", key);
 		} else if (!strcmp(key, "tlb-hints")) {
 			bool on;
 
-			if (nw != 1 || !on_off(w[0], &on))
+			if (nw != 1 || !s2_parse_on_off(w[0], &on))
 				BAD("tlb-hints: on or off");
 			p->ttl_ignored = !on;
 		} else if (!strcmp(key, "tlb")) {

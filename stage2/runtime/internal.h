@@ -8,6 +8,10 @@
 
 #include "stage2/runtime/s2.h"
 
+/* "on" or "off" into *b; false (and *b untouched) for anything else: the
+ * drivers' switches and the programs' configuration lines. */
+bool s2_parse_on_off(const char *w, bool *b);
+
 /* Counts the report prints. */
 struct s2_counters {
 	_Atomic uint64_t af_lost;        /* hardware access flags lost by exclusive walkers (accepted) */

@@ -290,3 +290,14 @@ void s2_vm_check_quiescent(bool after_teardown)
 	}
 	free(reach);
 }
+
+bool s2_parse_on_off(const char *w, bool *b)
+{
+	if (!strcmp(w, "on"))
+		*b = true;
+	else if (!strcmp(w, "off"))
+		*b = false;
+	else
+		return false;
+	return true;
+}

@@ -32,6 +32,7 @@
 #include "core/rcu.h"
 #include "core/rng.h"
 #include "stage2/runtime/agents.h"
+#include "stage2/runtime/internal.h"
 
 struct opts {
 	double seconds;
@@ -87,16 +88,6 @@ static int bad(const char *fmt, const char *arg)
 	return 2;
 }
 
-static int on_off(const char *v, bool *out)
-{
-	if (!strcmp(v, "on"))
-		*out = true;
-	else if (!strcmp(v, "off"))
-		*out = false;
-	else
-		return -1;
-	return 0;
-}
 
 static int parse(int argc, char **argv)
 {
@@ -130,21 +121,21 @@ static int parse(int argc, char **argv)
 			else
 				return bad("--age-lock=%s: write, read or none", v);
 		} else if (IS("--age-rcu") && v) {
-			if (on_off(v, &s2_cfg.age_rcu))
+			if (!s2_parse_on_off(v, &s2_cfg.age_rcu))
 				return bad("--age-rcu=%s: on or off", v);
 		} else if (IS("--hw-af") && v) {
-			if (on_off(v, &s2_cfg.hw_af))
+			if (!s2_parse_on_off(v, &s2_cfg.hw_af))
 				return bad("--hw-af=%s: on or off", v);
 		} else if (IS("--fwb") && v) {
-			if (on_off(v, &s2_cfg.fwb))
+			if (!s2_parse_on_off(v, &s2_cfg.fwb))
 				return bad("--fwb=%s: on or off", v);
 		} else if (IS("--tlb-range") && v) {
-			if (on_off(v, &s2_cfg.tlb_range))
+			if (!s2_parse_on_off(v, &s2_cfg.tlb_range))
 				return bad("--tlb-range=%s: on or off", v);
 		} else if (IS("--tlb-hints") && v) {
 			bool on;
 
-			if (on_off(v, &on))
+			if (!s2_parse_on_off(v, &on))
 				return bad("--tlb-hints=%s: on (TLBI level hints honoured) or off (ignored)", v);
 			s2_cfg.ttl_ignored = !on;
 		} else if (IS("--tlb") && v) {
