@@ -396,6 +396,10 @@ bool s2_age(struct s2_thread *t, uint64_t start, uint64_t size, bool mkold)
 	count(mkold ? S2_OP_AGE : S2_OP_TEST_AGE);
 	young = age_call(t, start, size, mkold, &lo, &hi);
 	s1 = s2_tick();
+	/* the VM torn down (--teardown-race): no stage 2 to judge aging by;
+	 * the guest's last accesses went with it */
+	if (!__atomic_load_n(&vm->mmu.pgt, __ATOMIC_ACQUIRE))
+		return young;
 	if (lo < vm->ipa_base)
 		lo = vm->ipa_base;
 	if (hi > vm->ipa_base + vm->ipa_size)
