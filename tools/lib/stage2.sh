@@ -14,13 +14,15 @@
 # The stage-2 path of each tool:
 #   tools/hammer --subject=stage2 [--kernel-tree PATH [--patch FILE]] [--granule G] [FLAGS...]
 #       the real-thread driver (stage2/stress/hammer.c: its flags pass
-#       through; --help lists them) over the tree's
+#       through; `bazel run //stage2/kernel_tree:hammer_current_4k -- --help`
+#       lists them) over the tree's
 #       arch/arm64/kvm/hyp/pgtable.c with its asm/kvm_pgtable.h (and
 #       asm/stage2_pgtable.h where it has one); without --kernel-tree the
 #       project's newest test tree (stage2/kernel_tree/testdata/current).
 #   tools/explore --subject=stage2 [tree as above] [--save=DIR] [FLAGS...]
 #       the deterministic engine (stage2/engine/main.c explore: its flags
-#       pass through; --strategy=random|pct|burst); a violation is saved as
+#       pass through, `bazel run //stage2/kernel_tree:engine_current_4k --
+#       --help`; --strategy=random|pct|burst); a violation is saved as
 #       a script in DIR (default explore-findings/) naming the tree it ran on.
 #   --coverage[=DIR] (tools/hammer, tools/explore): the build is the
 #       coverage build (--config=subjcov) and the run's coverage of the
