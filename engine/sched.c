@@ -93,8 +93,10 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 	eng.cb_head = NULL;
 	eng.cb_tail = &eng.cb_head;
 	eng.cb_seq = 0;
-	for (unsigned i = 0; i < ENG_MAX_LOCKS; i++)
+	for (unsigned i = 0; i < ENG_MAX_LOCKS; i++) {
 		eng.lock_owner[i] = -1;
+		eng.lock_readers[i] = 0;
+	}
 	if (++eng.run_no == 0) {         /* wrapped: clear once per 2^32 runs */
 		memset(eng.rf_run, 0, sizeof(eng.rf_run));
 		eng.run_no = 1;
@@ -111,6 +113,7 @@ int eng_init(unsigned nthreads, void (*body)(unsigned tid), const struct eng_pol
 		t->state = PS_NEW;
 		t->pending = EK_LOAD;
 		t->lock_want = -1;
+		t->lock_want_read = false;
 		t->gp_wait = false;
 		t->rcu_nesting = 0;
 		t->rcu_epoch = 0;
@@ -194,6 +197,9 @@ static bool runnable(unsigned tid)
 		return false;
 	if (t->lock_want >= 0 && eng.lock_owner[t->lock_want] >= 0 &&
 	    eng.lock_owner[t->lock_want] != (int)tid)
+		return false;
+	/* a writer waits for the readers (none but an rwlock's: eng_read_lock) */
+	if (t->lock_want >= 0 && !t->lock_want_read && eng.lock_readers[t->lock_want])
 		return false;
 	if (t->gp_wait && !gp_done(t))
 		return false;
@@ -498,6 +504,37 @@ void eng_unlock(unsigned id)
 	if (eng_arm)
 		mem_lock_release((unsigned)eng.cur, id);
 	eng.lock_owner[id] = -1;
+	runnable_changed();
+}
+
+void eng_read_lock(unsigned id)
+{
+	struct eng_thread *t;
+
+	if (eng.cur < 0)
+		return;
+	t = &eng.th[eng.cur];
+	t->lock_want = (int)id;
+	t->lock_want_read = true;
+	runnable_changed();
+	eng_point(EK_LOCK);
+	/* picked only when no writer holds it */
+	eng.lock_readers[id]++;
+	t->lock_want = -1;
+	t->lock_want_read = false;
+	runnable_changed();
+	eng_note(EK_LOCK, NULL, id, id);
+	if (eng_arm)
+		mem_lock_acquire((unsigned)eng.cur, id);
+}
+
+void eng_read_unlock(unsigned id)
+{
+	if (eng.cur < 0)
+		return;
+	if (eng_arm)
+		mem_lock_release((unsigned)eng.cur, id);
+	eng.lock_readers[id]--;
 	runnable_changed();
 }
 

@@ -66,6 +66,7 @@ struct eng_thread {
 	enum eng_pstate state;
 	enum eng_kind pending;      /* the access it stands in front of */
 	int lock_want;              /* lock it waits for, or -1 */
+	bool lock_want_read;        /* ... for read (eng_read_lock) */
 	bool gp_wait;               /* in synchronize_rcu */
 	uint64_t gp_need;           /* threads (bitmask) the grace period waits for */
 	uint64_t gp_epoch[ENG_MAX_THREADS];
@@ -112,6 +113,7 @@ struct eng {
 	uint64_t steps, step_limit;
 	uint64_t hash;              /* trace hash */
 	int lock_owner[ENG_MAX_LOCKS];
+	unsigned lock_readers[ENG_MAX_LOCKS];   /* holders for read (eng_read_lock) */
 	bool stop;                  /* a violation ended the run */
 	bool limit_hit;
 	bool deadlock;
@@ -235,6 +237,10 @@ uint32_t eng_source(unsigned tid);
 /* ---- engine-level primitives used by the run's bodies ---- */
 void eng_lock(unsigned id);
 void eng_unlock(unsigned id);
+/* A lock taken for read (an rwlock's reader): held by any number of
+ * readers at once; eng_lock waits until none holds it. */
+void eng_read_lock(unsigned id);
+void eng_read_unlock(unsigned id);
 void eng_synchronize_rcu(void);
 /* Run every queued RCU callback now (all threads done: nobody is inside a
  * read-side section). */

@@ -1,0 +1,3 @@
+/* The tree's own asm/stage2_pgtable.h is placed in the unit before its pgtable.c
+ * (stage2/kernel_tree/cut.py); this stands in for its #include line. */
+#include "stage2/kernel_tree/shim/s2_shim.h"
