@@ -367,6 +367,14 @@ static int explore_json(const char *path, const char *strategy, const struct var
 	return 0;
 }
 
+/* for memstream buffers: freed when the variable leaves scope, whichever
+ * return is taken (LeakSanitizer runs every engine test) */
+static void free_charp(char **p)
+{
+	free(*p);
+}
+#define AUTOFREE __attribute__((cleanup(free_charp)))
+
 static int cmd_explore(int argc, char **argv)
 {
 	const char *strategy = NULL, *variant = "baseline", *granule = "4k", *save = ".", *seeds = NULL;
@@ -498,7 +506,8 @@ static int cmd_explore(int argc, char **argv)
 	finding_reset();
 	bool found = search_until_violation(&x, &budget, &s, &r, &t);
 	/* what the search saw (confirming and shrinking run the finding again) */
-	char *counts = NULL, *known_lines = NULL;
+	char AUTOFREE *counts = NULL;
+	char AUTOFREE *known_lines = NULL;
 	size_t ncounts = 0, nknown_lines = 0;
 	uint64_t known_total = finding_known_total();
 	FILE *mf;
@@ -559,7 +568,7 @@ static int cmd_explore(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/%s-%s-%uk-%llu.txt", save, vkind_name(kind), v->name,
 		 kb, (unsigned long long)x.runs);
 	/* the finding's signature and location, as a comment line first */
-	char *head = NULL;
+	char AUTOFREE *head = NULL;
 	size_t nhead = 0;
 
 	if ((mf = open_memstream(&head, &nhead))) {
@@ -685,7 +694,8 @@ static int cmd_shrink(int argc, char **argv)
 	struct run_opts o = { .policy = { .kind = ES_SCRIPT } };
 	struct run_result r;
 	enum vkind kind;
-	char err[1024], *head = NULL;
+	char err[1024];
+	char AUTOFREE *head = NULL;
 	size_t nhead = 0;
 	FILE *mf;
 

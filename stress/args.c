@@ -365,11 +365,18 @@ int stress_parse_args(int argc, char **argv, struct stress_cfg *cfg)
 			}
 		} else if (!strcmp(key, "--known") || !strcmp(key, "--known-file")) {
 			/* known bugs (core/finding.h) */
-			char err[1024];
+			char err[1024], *path;
+			int rc;
 
 			NEEDS_VALUE();
-			if (key[7] ? finding_known_file(stress_caller_path(val), err, sizeof(err))
-				   : finding_known_add(val, err, sizeof(err)))
+			if (key[7]) {
+				path = stress_caller_path(val);
+				rc = finding_known_file(path, err, sizeof(err));
+				free(path);
+			} else {
+				rc = finding_known_add(val, err, sizeof(err));
+			}
+			if (rc)
 				return bad("%s%s", err, "");
 		} else if (!strcmp(key, "--keep-going")) {
 			NO_VALUE();
