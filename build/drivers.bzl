@@ -51,6 +51,7 @@ NATIVE_ONLY = select({
     "//build:sanitizer_build_tsan": ["//build:needs_native_build"],
     "//build:sanitizer_build_asan": ["//build:needs_native_build"],
     "//build:sanitizer_build_ubsan": ["//build:needs_native_build"],
+    "//build:sanitizer_build_asan_ubsan": ["//build:needs_native_build"],
     "//conditions:default": [],
 })
 

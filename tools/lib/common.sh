@@ -646,7 +646,9 @@ seed_asm() {
 # without a memory line is sc: from sc seeds alone a campaign reaches the
 # arm model's bugs only through mutations); LINES (newline-separated script
 # lines, e.g. "tlb 8": the TLB model, docs/tlb.md) go into every seed after
-# its granule line, and the mutants keep them; prints how many files
+# its granule line, and the mutants keep them; a seed's own machine lines
+# (tlb, bbml2) are dropped, so the machine is the one the tool was asked
+# for; prints how many files
 seeds_for() {
   local g=$1 out=$2 lines=${3:-} n=0 f sg base name asm
   mkdir -p "$out"
@@ -655,7 +657,7 @@ seeds_for() {
     sg=$(sed -n 's/^granule[ \t]*\([0-9]*[kK]\).*/\1/p' "$f" | head -1); sg=${sg,,}
     base=$(basename "${f%.txt}")
     if [ "$sg" = "$g" ]; then name=$base asm=("$ASM"); else name=$base@$g asm=("$ASM" --granule="$g"); fi
-    add_lines "$lines" <"$f" >"$out/.sc.txt"
+    grep -vE '^(tlb|bbml2)([ \t]|$)' "$f" | add_lines "$lines" >"$out/.sc.txt"
     seed_asm "$f" "$out/.sc.txt" "$out/$name.bin" || continue
     n=$((n + 1))
     grep -q '^memory' "$f" && continue
