@@ -73,7 +73,7 @@ bazel_build() {
 # Asked of bazel, not read from the bazel-bin symlink, which follows
 # whichever configuration built last.
 bazel_bin() { (cd "$ws" && bazel info "$@" $(sanitizer_config "$@") bazel-bin 2>/dev/null); }
-# sanitizer_config BAZEL-ARGS...: with HARNESS_SANITIZER=asan|ubsan|tsan, the
+# sanitizer_config BAZEL-ARGS...: with HARNESS_SANITIZER=asan|ubsan|asan-ubsan|tsan, the
 # flags that build the tools' binaries under that sanitizer (.bazelrc's
 # configs), each configuration in an output folder of its own; nothing for
 # AFL++'s build and the custom mutator, which afl-fuzz loads and which

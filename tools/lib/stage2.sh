@@ -44,6 +44,29 @@
 S2_REL_SRC=arch/arm64/kvm/hyp/pgtable.c
 S2_REL_HDR=arch/arm64/include/asm/kvm_pgtable.h
 S2_REL_S2HDR=arch/arm64/include/asm/stage2_pgtable.h
+S2_REL_MMU=arch/arm64/kvm/mmu.c
+
+# stage2_check_mmu TREE PATCH: where the tree has its mmu.c, the harness's
+# ops (stage2/runtime/ops.c) compared with it (stage2/kernel_tree/check_mmu.py):
+# a line per op on standard error, and a warning for each that differs
+# (the run goes on: the harness drives the ops as mainline's mmu.c does)
+stage2_check_mmu() {
+  local tree=$1 patch=$2 out rc kconfig=()
+  [[ -f "$tree/$S2_REL_MMU" ]] || return 0
+  [[ -f "$tree/arch/arm64/kvm/Kconfig" ]] && kconfig=("$tree/arch/arm64/kvm/Kconfig")
+  out=$("$ws/stage2/kernel_tree/check_mmu.py" "$ws/stage2/runtime/ops.c" "$tree/$S2_REL_MMU" "${kconfig[@]}" 2>&1); rc=$?
+  if [[ $rc = 2 ]]; then
+    echo "$tool: $S2_REL_MMU could not be compared with the harness's ops: $out" >&2
+    return 0
+  fi
+  echo "$tool: the harness's ops against the tree's $S2_REL_MMU (stage2/kernel_tree/check_mmu.py):" >&2
+  sed 's/^/  /' <<<"$out" >&2
+  [[ $rc = 1 ]] && echo "$tool: WARNING: the ops marked DIFFERS run as mainline's mmu.c calls them, not as this tree's" >&2
+  if [[ -n "$patch" ]] && grep -q "^+++ [^ ]*/$S2_REL_MMU" "$patch"; then
+    echo "$tool: (the patch's $S2_REL_MMU hunks are not in this comparison: it reads the tree's file)" >&2
+  fi
+  return 0
+}
 
 stage2_dispatch() {
   local a prev="" subject="" patch=""
@@ -103,6 +126,7 @@ stage2_prepare() {
     s2_label=$tree
   fi
   printf 'load("//build:stage2.bzl", "stage2_binary")\n' >"$s2_pkgdir/BUILD"
+  stage2_check_mmu "$tree" "$patch"
 }
 
 # stage2_build DRIVER KB: after stage2_prepare, the driver (hammer | engine)
