@@ -14,7 +14,8 @@ names passed as arguments, as mmu.c hands kvm_pgtable_stage2_unmap to its
 range walker) are followed through mmu.c's own functions to the first
 that names the pgtable.c function (directly or as KVM_PGT_FN(name)).
 The lock: read_lock / write_lock / spin_lock of mmu_lock, or
-lockdep_assert_held_write / lockdep_assert_held of it, in a function of
+lockdep_assert_held_write / lockdep_assert_held of it, or kvm_fault_lock()
+(newer trees' fault path: for read outside pKVM), in a function of
 that chain or in one of mmu.c's callers of the op's caller; for the MMU
 notifier's callbacks (kvm_unmap_gfn_range, kvm_age_gfn, kvm_test_age_gfn),
 which mmu.c does not lock itself, the generic code's KVM_MMU_LOCK (for
@@ -190,6 +191,10 @@ class Mmu:
         """(mode, line) of mmu_lock taken or asserted in fn's body, or None."""
         w = self.words
         for i in self.body(fn):
+            if w[i] == "kvm_fault_lock" and i + 1 < len(w) and w[i + 1] == "(":
+                # newer trees' fault path: asm/kvm_mmu.h's helper, mmu_lock
+                # for read (for write only under pKVM, which is not modelled)
+                return "read", self.toks[i][2]
             if w[i] in ("read_lock", "write_lock", "spin_lock", "KVM_MMU_LOCK",
                         "lockdep_assert_held_write", "lockdep_assert_held", "lockdep_assert_held_read"):
                 j = i + 1

@@ -6,7 +6,8 @@
 # differs: a fault walk without KVM_PGTABLE_WALK_SHARED, faults under
 # mmu_lock for write, aging without the lock (Kconfig selects
 # KVM_MMU_LOCKLESS_AGING); a tree without eager split says so for that op
-# only; a file that is not there is exit 2.
+# only; newer trees' kvm_fault_lock() is the lock for read; a file that is
+# not there is exit 2.
 set -uo pipefail
 check=$1 ops=$2 mmu=$3 fail=0
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -44,6 +45,11 @@ has "test_age differs too" '^DIFFERS test_age: '
 awk '/^static int kvm_mmu_split_huge_pages/ { skip = 1 } skip && /^}/ { skip = 0; next } !skip' "$mmu" >"$tmp/nosplit.c"
 run 0 "a tree without eager split" "$tmp/nosplit.c"
 has "split not in this tree" '^-- split: not in this tree.s mmu.c \(no function kvm_mmu_split_huge_pages\)$'
+
+awk '/^static int user_mem_abort/ { u = 1 } u && /read_lock\(&vcpu->kvm->mmu_lock\);/ {
+  sub(/read_lock\(&vcpu->kvm->mmu_lock\)/, "kvm_fault_lock(vcpu->kvm)"); u = 0 } { print }' "$mmu" >"$tmp/faultlock.c"
+run 0 "the fault path through kvm_fault_lock() (newer trees)" "$tmp/faultlock.c"
+has "kvm_fault_lock is the lock for read" '^ok fault: .*mmu_lock for read \(user_mem_abort, mmu.c:[0-9]+\)'
 
 run 2 "no such file" "$tmp/nonexistent.c"
 exit $fail
