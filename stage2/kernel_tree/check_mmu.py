@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""stage2/kernel_tree/check_mmu.py OPS_C MMU_C [KCONFIG]
+"""stage2/kernel_tree/check_mmu.py [--age-lock=write|read|none] OPS_C MMU_C [KCONFIG]
 
 Compares the harness's re-created callers of pgtable.c (the s2_ops table of
 stage2/runtime/ops.c, OPS_C) with a tree's own arch/arm64/kvm/mmu.c
@@ -24,6 +24,9 @@ selects KVM_MMU_LOCKLESS_AGING. The walk flags: KVM_PGTABLE_WALK_SHARED
 and KVM_PGTABLE_WALK_HANDLE_FAULT named in a function of the chain
 (SHARED always: every generation the harness builds has it;
 HANDLE_FAULT where the tree's mmu.c uses it at all).
+
+The aging ops are compared with the lock of --age-lock (the run's; the
+table's, write, without it).
 
 Prints one line per op ("ok", "DIFFERS" with what differs, or "not in
 this tree"), and exits 0 when nothing differs, 1 when something does, 2
@@ -291,6 +294,14 @@ def check(ops, mmu, kconfig_text):
 
 
 def main(argv):
+    age_lock = None
+    for a in argv[1:]:
+        if a.startswith("--age-lock="):
+            age_lock = a.split("=", 1)[1]
+            if age_lock not in ("write", "read", "none"):
+                print("check_mmu: --age-lock takes write, read or none, not '%s'" % age_lock, file=sys.stderr)
+                return 2
+    argv = [a for a in argv if not a.startswith("--age-lock=")]
     if len(argv) not in (3, 4):
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
@@ -304,6 +315,8 @@ def main(argv):
     if not ops:
         print("check_mmu: %s has no s2_ops table" % argv[1], file=sys.stderr)
         return 2
+    if age_lock:
+        ops = [(n, c, f, age_lock if NOTIFIER.get(c) else lock, fl) for n, c, f, lock, fl in ops]
     lines, differs = check(ops, mmu, kconfig)
     for line in lines:
         print(line)

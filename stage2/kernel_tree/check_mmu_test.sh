@@ -41,6 +41,11 @@ printf 'config KVM\n\ttristate "Kernel-based Virtual Machine (KVM) support"\n\ts
 run 1 "Kconfig selects KVM_MMU_LOCKLESS_AGING" "$mmu" "$tmp/Kconfig"
 has "aging differs, with the flag that ages so" '^DIFFERS age: .*mmu_lock for none here .*, for write in the harness \(--age-lock=none ages as this tree does\)$'
 has "test_age differs too" '^DIFFERS test_age: '
+run 0 "lockless aging selected, the run's --age-lock=none" --age-lock=none "$mmu" "$tmp/Kconfig"
+has "aging agrees under --age-lock=none" '^ok age: .*mmu_lock for none \(the MMU notifier: Kconfig selects KVM_MMU_LOCKLESS_AGING\)'
+run 1 "mainline's aging, the run's --age-lock=read" --age-lock=read "$mmu"
+has "aging differs under --age-lock=read" '^DIFFERS age: .*mmu_lock for write here .*, for read in the harness$'
+run 2 "a bad --age-lock" --age-lock=sometimes "$mmu"
 
 awk '/^static int kvm_mmu_split_huge_pages/ { skip = 1 } skip && /^}/ { skip = 0; next } !skip' "$mmu" >"$tmp/nosplit.c"
 run 0 "a tree without eager split" "$tmp/nosplit.c"

@@ -51,17 +51,19 @@ S2_REL_MMU=arch/arm64/kvm/mmu.c
 # a line per op on standard error, and a warning for each that differs
 # (the run goes on: the harness drives the ops as mainline's mmu.c does)
 stage2_check_mmu() {
-  local tree=$1 patch=$2 out rc kconfig=()
+  local tree=$1 patch=$2 out rc kconfig=() age=() a
   [[ -f "$tree/$S2_REL_MMU" ]] || return 0
   [[ -f "$tree/arch/arm64/kvm/Kconfig" ]] && kconfig=("$tree/arch/arm64/kvm/Kconfig")
-  out=$("$ws/stage2/kernel_tree/check_mmu.py" "$ws/stage2/runtime/ops.c" "$tree/$S2_REL_MMU" "${kconfig[@]}" 2>&1); rc=$?
+  # the run's --age-lock (stage2_main's pass-through flags), for the aging ops
+  for a in "${pass[@]}"; do [[ $a == --age-lock=* ]] && age=("$a"); done
+  out=$("$ws/stage2/kernel_tree/check_mmu.py" "${age[@]}" "$ws/stage2/runtime/ops.c" "$tree/$S2_REL_MMU" "${kconfig[@]}" 2>&1); rc=$?
   if [[ $rc = 2 ]]; then
     echo "$tool: $S2_REL_MMU could not be compared with the harness's ops: $out" >&2
     return 0
   fi
   echo "$tool: the harness's ops against the tree's $S2_REL_MMU (stage2/kernel_tree/check_mmu.py):" >&2
   sed 's/^/  /' <<<"$out" >&2
-  [[ $rc = 1 ]] && echo "$tool: WARNING: the ops marked DIFFERS run as mainline's mmu.c calls them, not as this tree's" >&2
+  [[ $rc = 1 ]] && echo "$tool: WARNING: the ops marked DIFFERS run as the harness's table (stage2/runtime/ops.c) and --age-lock say, not as this tree's mmu.c calls them" >&2
   if [[ -n "$patch" ]] && grep -q "^+++ [^ ]*/$S2_REL_MMU" "$patch"; then
     echo "$tool: (the patch's $S2_REL_MMU hunks are not in this comparison: it reads the tree's file)" >&2
   fi
