@@ -116,6 +116,20 @@ def ops_table(path):
     return out
 
 
+def matching(words, i):
+    """The index of the bracket that closes the one at words[i] (or len(words))."""
+    close = {"(": ")", "{": "}"}[words[i]]
+    depth = 0
+    for j in range(i, len(words)):
+        if words[j] == words[i]:
+            depth += 1
+        elif words[j] == close:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(words)
+
+
 def functions(toks):
     """name -> (first body token, end token, line of the name) of each definition."""
     words = [t[0] for t in toks]
@@ -129,28 +143,11 @@ def functions(toks):
         elif (depth == 0 and toks[i][1] == ci.TokenKind.IDENTIFIER and i + 1 < len(words)
               and words[i + 1] == "("):
             # the parameter list, then a body (not a ; of a declaration)
-            j, paren = i + 1, 0
-            while j < len(words):
-                if words[j] == "(":
-                    paren += 1
-                elif words[j] == ")":
-                    paren -= 1
-                    if paren == 0:
-                        break
-                j += 1
-            k = j + 1
+            k = matching(words, i + 1) + 1
             while k < len(words) and words[k] not in ("{", ";", "=", ","):
                 k += 1      # attributes after the parameters
             if k < len(words) and words[k] == "{" and (i == 0 or words[i - 1] not in ("=", "return")):
-                d, e = 0, k
-                while e < len(words):
-                    if words[e] == "{":
-                        d += 1
-                    elif words[e] == "}":
-                        d -= 1
-                        if d == 0:
-                            break
-                    e += 1
+                e = matching(words, k)
                 defs[words[i]] = (k, e, toks[i][2])
                 i = e + 1
                 continue
@@ -200,17 +197,7 @@ class Mmu:
                 return "read", self.toks[i][2]
             if w[i] in ("read_lock", "write_lock", "spin_lock", "KVM_MMU_LOCK",
                         "lockdep_assert_held_write", "lockdep_assert_held", "lockdep_assert_held_read"):
-                j = i + 1
-                arg = []
-                if j < len(w) and w[j] == "(":
-                    d = 0
-                    while j < len(w):
-                        d += w[j] == "("
-                        d -= w[j] == ")"
-                        arg.append(w[j])
-                        if d == 0:
-                            break
-                        j += 1
+                arg = w[i + 1:matching(w, i + 1) + 1] if i + 1 < len(w) and w[i + 1] == "(" else []
                 if "mmu_lock" not in arg and w[i] != "KVM_MMU_LOCK":
                     continue
                 mode = {"read_lock": "read", "lockdep_assert_held_read": "read",
