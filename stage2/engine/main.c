@@ -7,13 +7,17 @@
  *                         [--age-rcu=on|off] [--hw-af=on|off] [--tlb=N] [--fwb=on|off]
  *                         [--tlb-range=on|off] [--tlb-hints=on|off] [--reuse=quarantine|immediate|never]
  *                         [--blocks=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]
- *   stage2-engine replay FILE... [--check-expect]
+ *                         [--known=SIG[,SIG]] [--json=FILE]
+ *   stage2-engine replay FILE... [--check-expect] [--known=SIG[,SIG]]
  *   stage2-engine gen N DIR [--seed=N] [config flags as explore]
  *
  * explore generates random programs (stage2/engine/prog.c), or takes one
  * (--program), or every other run one of DIR's scripts (--seeds), and runs each under a random or PCT schedule; the first violation is saved (with the
  * schedule and memory-model choices it took: the program replays it) and
- * the run stops. Exit: 0 clean (or, with --expect, the kind found; replay
+ * the run stops. A violation whose signature is --known (kind:op:function,
+ * stage2/runtime/finding.h) is counted and its run goes on. The summary
+ * (one JSON line on standard output, or --json's FILE) holds the finding
+ * and the script it was saved to. Exit: 0 clean (or, with --expect, the kind found; replay
  * --check-expect: every expectation met), 1 a violation (or the expected
  * kind not found), 2 usage or unreadable input.
  */
@@ -29,6 +33,7 @@
 #include "core/rng.h"
 #include "engine/watchdog.h"
 #include "stage2/engine/run.h"
+#include "stage2/runtime/finding.h"
 #include "stage2/runtime/internal.h"
 #include "stage2/runtime/vm.h"
 
@@ -42,7 +47,8 @@ static int usage(void)
 		"                  [--tlb=N] [--fwb=on|off] [--tlb-range=on|off] [--tlb-hints=on|off]\n"
 		"                  [--reuse=quarantine|immediate|never]\n"
 		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]\n"
-		"       %s replay FILE... [--check-expect]\n"
+		"                  [--known=SIG[,SIG]] [--json=FILE]\n"
+		"       %s replay FILE... [--check-expect] [--known=SIG[,SIG]]\n"
 		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n", prog, prog, prog);
 	return 2;
 }
@@ -115,6 +121,21 @@ static int config_flag(const char *a, struct s2_prog *p)
 			return -1;
 	} else {
 		return 0;
+	}
+	return 1;
+}
+
+/* --known=SIG[,SIG]: 1 taken, 0 not it, -1 bad (said) */
+static int known_flag(const char *a)
+{
+	const char *v = opt(a, "--known");
+	char err[512];
+
+	if (!v)
+		return 0;
+	if (s2_known_add(v, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		return -1;
 	}
 	return 1;
 }
@@ -277,6 +298,10 @@ static int cmd_explore(int argc, char **argv)
 	static struct s2_prog fixed, seeds[S2_MAX_SEEDS];
 	unsigned nseeds = 0;
 	bool have_fixed = false, burst = false;
+	static struct s2_violation first;       /* the first finding, for the summary */
+	static char first_script[4096];
+	const char *json = NULL;
+	FILE *jf;
 
 	base_prog(&base);
 	for (int i = 0; i < argc; i++) {
@@ -341,6 +366,11 @@ static int cmd_explore(int argc, char **argv)
 			nseeds = (unsigned)n;
 		} else if (!strcmp(a, "--keep-going")) {
 			keep_going = true;
+		} else if ((v = opt(a, "--json"))) {
+			json = v;
+		} else if ((c = known_flag(a))) {
+			if (c < 0)
+				return 2;
 		} else if (!strcmp(a, "--variant=stage2")) {
 		} else {
 			fprintf(stderr, "%s: unknown argument '%s'\n", prog, a);
@@ -391,13 +421,21 @@ static int cmd_explore(int argc, char **argv)
 		p.expect = (int)r.vio.kind;
 		fprintf(stderr, "\nVIOLATION in run %llu (seed %llu): %s\n%s", (unsigned long long)runs,
 			(unsigned long long)(seed + runs - 1), r.vio.summary, r.vio.detail);
+		s2_finding_print(stderr, "", &r.vio);
+		if (found == 1) {
+			first = r.vio;
+			first.at_s = now_s() - t0;
+		}
 		if (save) {
 			char path[4096];
 
 			snprintf(path, sizeof(path), "%s/%s-%uk-%llu.txt", save, s2_vkind_name(r.vio.kind), base.granule_kb,
 				 (unsigned long long)(seed + runs - 1));
-			if (!write_prog(path, &p))
+			if (!write_prog(path, &p)) {
 				fprintf(stderr, "saved: %s (replay: tools/repro %s)\n", path, path);
+				if (found == 1)
+					snprintf(first_script, sizeof(first_script), "%s", path);
+			}
 		}
 		if (!keep_going)
 			break;
@@ -405,11 +443,25 @@ static int cmd_explore(int argc, char **argv)
 	fprintf(stderr, "%s: %llu runs in %.1fs: %llu clean, %llu violations, %llu at the step limit\n", prog,
 		(unsigned long long)runs, now_s() - t0, (unsigned long long)clean, (unsigned long long)found,
 		(unsigned long long)limits);
-	printf("{\"subject\": \"stage2\", \"runs\": %llu, \"violations\": %llu, \"kind\": \"%s\", \"result\": \"%s\"}\n",
-	       (unsigned long long)runs, (unsigned long long)found, found ? s2_vkind_name(r.vio.kind) : "none",
-	       s2_run_status_text(&r, buf, sizeof(buf)));
+	s2_finding_print(stderr, "", NULL);     /* the known ones counted */
+	jf = json ? fopen(json, "w") : stdout;
+	if (!jf) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, json, strerror(errno));
+		jf = stdout;
+	}
+	fprintf(jf, "{\"subject\": \"stage2\", \"runs\": %llu, \"violations\": %llu, \"kind\": \"%s\", "
+		"\"result\": \"%s\", \"script\": ", (unsigned long long)runs, (unsigned long long)found,
+		found ? s2_vkind_name(first.kind) : "none", s2_run_status_text(&r, buf, sizeof(buf)));
+	if (first_script[0])
+		fprintf(jf, "\"%s\", ", first_script);    /* (a path the tools made: no quotes in it) */
+	else
+		fprintf(jf, "null, ");
+	s2_findings_json(jf, found ? &first : NULL);
+	fprintf(jf, "}\n");
+	if (jf != stdout)
+		fclose(jf);
 	if (expect)
-		return found && (expect >> r.vio.kind & 1) ? 0 : 1;
+		return found && (expect >> first.kind & 1) ? 0 : 1;
 	return found ? 1 : 0;
 }
 
@@ -418,9 +470,17 @@ static int cmd_replay(int argc, char **argv)
 	bool check = false;
 	int rc = 0, files = 0;
 
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
+		int c;
+
 		if (!strcmp(argv[i], "--check-expect"))
 			check = true;
+		else if ((c = known_flag(argv[i])) < 0)
+			return 2;
+		else if (!c && !strncmp(argv[i], "--", 2))
+			fprintf(stderr, "%s: replay: '%s' ignored (the script holds the run's configuration)\n", prog,
+				argv[i]);
+	}
 	watchdog_start(prog, NULL);
 	for (int i = 0; i < argc; i++) {
 		static struct s2_prog p;
@@ -452,8 +512,10 @@ static int cmd_replay(int argc, char **argv)
 		printf("%s: %s (%llu steps, trace %016llx)%s\n", argv[i], s2_run_status_text(&r, buf, sizeof(buf)),
 		       (unsigned long long)r.steps, (unsigned long long)r.hash,
 		       check ? (met ? ", as expected" : ", NOT as expected") : "");
-		if (r.status == S2R_VIOLATION)
+		if (r.status == S2R_VIOLATION) {
 			printf("%s\n%s", r.vio.summary, r.vio.detail);
+			s2_finding_print(stdout, "  ", &r.vio);
+		}
 		if (check ? !met : r.status == S2R_VIOLATION)
 			rc = 1;
 	}

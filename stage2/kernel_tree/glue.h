@@ -375,6 +375,11 @@ const struct s2_tree s2_tree = {
 #if defined(S2_HAS_ENUM_KVM_INVALID_PTE_TYPE_LOCKED)
 	.locked_is_type		= true,
 #endif
+#if defined(S2_HAS_kvm_pgtable_stage2_free_unlinked)
+	.free_unlinked_name	= "kvm_pgtable_stage2_free_unlinked",
+#else
+	.free_unlinked_name	= "kvm_pgtable_stage2_free_removed",
+#endif
 	.init			= glue_init,
 	.destroy		= glue_destroy,
 	.geometry		= glue_geometry,

@@ -30,10 +30,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/access.h"
 #include "core/rcu.h"
 #include "core/rng.h"
+#include "stage2/runtime/finding.h"
 #ifdef S2_SCHED
 #include "engine/sched.h"
 #endif
@@ -72,19 +74,56 @@ enum s2_vkind s2_vkind_by_name(const char *name)
 	return S2V_NONE;
 }
 
+static double report_t0;          /* s2_report_reset's time */
+
+static double clock_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* may_know: a known signature is counted and the run goes on (not for a
+ * BUG_ON, which never returns) */
+static void vreport(enum s2_vkind k, const char *where, bool may_know, const char *detail, const char *fmt,
+		    va_list ap)
+{
+	struct s2_thread *t = s2_self();
+	const char *op = s2_finding_op(t), *fn = s2_finding_fn(t);
+	double at = clock_s() - report_t0;
+
+	if (may_know && s2_known_note(k, op, fn, at))
+		return;
+	if (atomic_fetch_add(&s2_nfound, 1) != 0)
+		return;
+	s2_found.kind = k;
+	snprintf(s2_found.op, sizeof(s2_found.op), "%s", op);
+	snprintf(s2_found.fn, sizeof(s2_found.fn), "%s", fn);
+	snprintf(s2_found.where, sizeof(s2_found.where), "%s", where ? where : "-");
+	s2_found.at_s = at;
+	vsnprintf(s2_found.summary, sizeof(s2_found.summary), fmt, ap);
+	snprintf(s2_found.detail, sizeof(s2_found.detail), "%s", detail ? detail : "");
+	if (s2_on_report)
+		s2_on_report();
+}
+
 void s2_report(enum s2_vkind k, const char *detail, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (atomic_fetch_add(&s2_nfound, 1) != 0)
-		return;
-	s2_found.kind = k;
 	va_start(ap, fmt);
-	vsnprintf(s2_found.summary, sizeof(s2_found.summary), fmt, ap);
+	vreport(k, NULL, true, detail, fmt, ap);
 	va_end(ap);
-	snprintf(s2_found.detail, sizeof(s2_found.detail), "%s", detail ? detail : "");
-	if (s2_on_report)
-		s2_on_report();
+}
+
+void s2_report_at(enum s2_vkind k, const char *where, const char *detail, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(k, where, true, detail, fmt, ap);
+	va_end(ap);
 }
 
 void s2_report_reset(void)
@@ -92,6 +131,11 @@ void s2_report_reset(void)
 	atomic_store(&s2_nfound, 0);
 	s2_found.kind = S2V_NONE;
 	s2_found.summary[0] = s2_found.detail[0] = 0;
+	s2_found.op[0] = s2_found.fn[0] = s2_found.where[0] = 0;
+	/* the findings' clock: from the first reset (the engine resets for
+	 * each of its runs; its times are the whole exploration's) */
+	if (report_t0 == 0)
+		report_t0 = clock_s();
 }
 
 /* ---- threads ------------------------------------------------------------ */
@@ -153,9 +197,11 @@ struct s2_thread *s2_self(void)
 	return &other;
 }
 
-void s2_op_begin(struct s2_thread *t, const char *op, enum s2_held held)
+void s2_op_begin(struct s2_thread *t, const char *name, const char *caller, const char *fn, enum s2_held held)
 {
-	t->op = op;
+	t->op = caller;
+	t->op_name = name;
+	t->op_fn = fn;
 	t->held = held;
 	t->op_no++;
 	memset(t->seen, 0, sizeof(t->seen));
@@ -166,7 +212,7 @@ void s2_op_begin(struct s2_thread *t, const char *op, enum s2_held held)
 
 void s2_op_end(struct s2_thread *t)
 {
-	t->op = NULL;
+	t->op = t->op_name = t->op_fn = NULL;
 	t->held = S2_HELD_NONE;
 	t->ops++;
 }
@@ -585,20 +631,33 @@ void *s2_rcu_dereference_check(void *p, bool c, const char *file, int line)
 void s2_kernel_warn(const char *file, int line, const char *cond)
 {
 	struct s2_thread *t = s2_self();
-	char detail[512];
+	char detail[512], where[96];
 
 	snprintf(detail, sizeof(detail), "  WARN_ON(%s) at %s:%d\n  (%s, in %s)\n", cond, file, line, t->role,
 		 t->op ? t->op : "no op");
-	s2_report(S2V_WARN, detail, "kernel_warn: the tree's WARN_ON(%s) fired at %s:%d (%s, in %s)", cond,
+	snprintf(where, sizeof(where), "%s:%d", file, line);
+	s2_report_at(S2V_WARN, where, detail, "kernel_warn: the tree's WARN_ON(%s) fired at %s:%d (%s, in %s)", cond,
 		  file, line, t->role, t->op ? t->op : "no op");
+}
+
+/* a BUG_ON never returns: known or not, it ends the run */
+static void bug_report(const char *where, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport(S2V_WARN, where, false, "", fmt, ap);
+	va_end(ap);
 }
 
 void s2_kernel_bug(const char *file, int line, const char *cond)
 {
 	struct s2_thread *t = s2_self();
+	char where[96];
 
-	s2_report(S2V_WARN, "", "kernel_warn: the tree's BUG_ON(%s) fired at %s:%d (%s, in %s)", cond, file,
-		  line, t->role, t->op ? t->op : "no op");
+	snprintf(where, sizeof(where), "%s:%d", file, line);
+	bug_report(where, "kernel_warn: the tree's BUG_ON(%s) fired at %s:%d (%s, in %s)", cond, file, line,
+		   t->role, t->op ? t->op : "no op");
 #ifdef S2_SCHED
 	eng_stop();
 #endif

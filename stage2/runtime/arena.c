@@ -351,12 +351,14 @@ static void unlinked_cb(struct rcu_head *head)
 	struct s2_page *m = &s2_arena.meta[i];
 	void (*fn)(void *, int) = (void (*)(void *, int))m->unlinked_fn;
 	struct s2_thread *t = s2_self();
-	const char *op = t->op;
+	const char *op = t->op, *op_name = t->op_name, *op_fn = t->op_fn;
 	enum s2_held held = t->held;
 
 	/* the callback owns the unlinked table: nobody can reach it now; it
 	 * walks it from the table itself (no descriptor followed into it) */
 	t->op = "free_unlinked_table (RCU callback)";
+	t->op_name = "rcu_free";
+	t->op_fn = s2_tree.free_unlinked_name;
 	t->held = S2_HELD_WRITE;
 	m->owner = S2_OWN_NONE;
 	/* the incarnation handed to call_rcu: one freed and reused since is
@@ -366,6 +368,8 @@ static void unlinked_cb(struct rcu_head *head)
 	fn(s2_page_addr(i), m->unlinked_level);
 	t->quiet = false;
 	t->op = op;
+	t->op_name = op_name;
+	t->op_fn = op_fn;
 	t->held = held;
 }
 

@@ -34,6 +34,18 @@ const struct s2_op_desc s2_ops[S2_OP_COUNT] = {
 _Atomic uint64_t s2_op_count[S2_OP_COUNT];
 struct s2_accuracy s2_acc;
 
+static void op_begin(struct s2_thread *t, enum s2_op op, enum s2_held held)
+{
+	const char *fn = s2_ops[op].tree_fn;
+
+	/* trees before aging became a range walk: one address per call */
+	if (!s2_tree.age_is_range && (op == S2_OP_AGE || op == S2_OP_TEST_AGE))
+		fn = op == S2_OP_AGE ? "kvm_pgtable_stage2_mkold" : "kvm_pgtable_stage2_is_young";
+	if (fn[0] == '(')
+		fn = "-";       /* an op that calls no function of the tree */
+	s2_op_begin(t, s2_ops[op].name, s2_ops[op].caller, fn, held);
+}
+
 static void count(enum s2_op op) { atomic_fetch_add_explicit(&s2_op_count[op], 1, memory_order_relaxed); }
 
 /* Ground truth around a software op that changes entries of [start,
@@ -83,7 +95,7 @@ static int map_op(struct s2_thread *t, enum s2_op op, struct kvm_mmu_memory_cach
 		s2_read_unlock();
 		return -11;
 	}
-	s2_op_begin(t, s2_ops[op].caller, S2_HELD_READ);
+	op_begin(t, op, S2_HELD_READ);
 	/*
 	 * The memslot as this fault sees it: dirty logging is switched on
 	 * under the lock for write (and, in the kernel, a memslot update waits
@@ -167,7 +179,7 @@ int s2_remap(struct s2_thread *t, struct kvm_mmu_memory_cache *mc, uint64_t ipa)
 void s2_access_fault(struct s2_thread *t, uint64_t ipa)
 {
 	s2_read_lock();
-	s2_op_begin(t, s2_ops[S2_OP_AF].caller, S2_HELD_READ);
+	op_begin(t, S2_OP_AF, S2_HELD_READ);
 	if (s2_vm.mmu.pgt) {
 		count(S2_OP_AF);
 		s2_tree.mkyoung(s2_vm.mmu.pgt, ipa, s2_ops[S2_OP_AF].flags);
@@ -183,7 +195,7 @@ void s2_access_fault(struct s2_thread *t, uint64_t ipa)
 static bool excl_begin(struct s2_thread *t, enum s2_op op, uint64_t start, uint64_t size)
 {
 	s2_write_lock();
-	s2_op_begin(t, s2_ops[op].caller, S2_HELD_WRITE);
+	op_begin(t, op, S2_HELD_WRITE);
 	if (!s2_vm.mmu.pgt) {
 		s2_op_end(t);
 		s2_write_unlock();
@@ -348,8 +360,8 @@ static bool age_call(struct s2_thread *t, uint64_t start, uint64_t size, bool mk
 		s2_read_lock();
 	if (rcu)
 		rcu_read_lock();
-	s2_op_begin(t, age_callers[!mkold], s2_cfg.age_lock == S2_AGE_WRITE ? S2_HELD_WRITE :
-		    s2_cfg.age_lock == S2_AGE_READ ? S2_HELD_READ : S2_HELD_NONE);
+	op_begin(t, mkold ? S2_OP_AGE : S2_OP_TEST_AGE, s2_cfg.age_lock == S2_AGE_WRITE ? S2_HELD_WRITE :
+		 s2_cfg.age_lock == S2_AGE_READ ? S2_HELD_READ : S2_HELD_NONE);
 	/*
 	 * The truth is per leaf: a call clears the access flag of every leaf
 	 * it visits, a block's for all its pages. The range judged is the

@@ -43,6 +43,7 @@ struct s2_tree {
 	bool has_split;
 	bool relax_takes_flags, mkyoung_takes_flags;
 	bool locked_is_type;            /* the LOCKED marker is a type field (else a bit) */
+	const char *free_unlinked_name; /* its kvm_pgtable_stage2_free_unlinked (or _free_removed) */
 	int (*init)(struct kvm_s2_mmu *mmu, bool fwb_off);
 	void (*destroy)(struct kvm_pgtable *pgt);
 	/* the pgd as the harness's walkers see it */
@@ -129,6 +130,9 @@ enum s2_vkind s2_vkind_by_name(const char *name);
 
 struct s2_violation {
 	enum s2_vkind kind;
+	char op[32], fn[64];            /* its signature kind:op:fn (s2_signature) */
+	char where[96];                 /* file:line when the tree's code names it, else "-" */
+	double at_s;                    /* seconds since s2_report_reset */
 	char summary[320];
 	char detail[4096];
 };
@@ -136,9 +140,13 @@ struct s2_violation {
 /* The first violation of a run (later ones are counted, not kept). */
 extern struct s2_violation s2_found;
 extern _Atomic int s2_nfound;
-/* Report a violation (the first one is kept; the run stops). */
+/* Report a violation (the first one is kept; the run stops), unless its
+ * signature is known (s2_known_add): then it is counted and the run goes
+ * on. s2_report_at: with the file:line the tree's code names. */
 void s2_report(enum s2_vkind k, const char *detail, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void s2_report_at(enum s2_vkind k, const char *where, const char *detail, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 static inline bool s2_stopping(void) { return atomic_load_explicit(&s2_nfound, memory_order_relaxed) != 0; }
 /* Forget the last run's violation (the engine runs many). */
 void s2_report_reset(void);
@@ -163,7 +171,9 @@ struct s2_thread {
 	bool storing_cas;               /* (engine) the store being observed is a cmpxchg */
 	bool quiet;                     /* (engine) its accesses take no scheduling point:
 	                                 * an RCU callback freeing a table it owns */
-	const char *op;                 /* the op it runs, for reports */
+	const char *op;                 /* the mmu.c caller it runs, for reports */
+	const char *op_name;            /* the harness's name of that op, and the tree */
+	const char *op_fn;              /* function it calls: a finding's signature */
 	uint64_t op_no;
 	struct { const uint64_t *p; uint64_t v; } seen[S2_SEEN];
 	uint32_t *follow;               /* per table page: incarnation it followed into (0: none) */
@@ -191,8 +201,10 @@ static inline void s2_follow(struct s2_thread *t, int i, uint32_t inc)
 struct s2_thread *s2_self(void);
 void s2_thread_attach(struct s2_thread *t, unsigned id, const char *role);
 void s2_thread_detach(void);
-/* An op begins: what the thread saw before is forgotten. */
-void s2_op_begin(struct s2_thread *t, const char *op, enum s2_held held);
+/* An op begins: what the thread saw before is forgotten. caller: the
+ * mmu.c function it re-creates; name and fn: the harness's name of the op
+ * and the tree's function it calls (stage2/runtime/finding.c). */
+void s2_op_begin(struct s2_thread *t, const char *name, const char *caller, const char *fn, enum s2_held held);
 void s2_op_end(struct s2_thread *t);
 
 /* ---- table pages (stage2/runtime/arena.c) ------------------------------- */

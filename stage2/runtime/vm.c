@@ -136,7 +136,7 @@ int s2_vm_create(char *err, size_t errlen)
 		atomic_store(&vm->unit[u].huge, u % 2 == 0);
 		atomic_store(&vm->unit[u].gen, 0);
 	}
-	s2_op_begin(t, "kvm_init_stage2_mmu", S2_HELD_OWNER);
+	s2_op_begin(t, "setup", "kvm_init_stage2_mmu", "kvm_pgtable_stage2_init", S2_HELD_OWNER);
 	r = s2_tree.init(&vm->mmu, !s2_cfg.fwb);
 	s2_op_end(t);
 	t->held = held;
@@ -171,7 +171,7 @@ void s2_vm_teardown(struct s2_thread *t)
 	s2_write_unlock();
 	if (!pgt)
 		return;
-	s2_op_begin(t, "kvm_pgtable_stage2_destroy", S2_HELD_OWNER);
+	s2_op_begin(t, "teardown", "kvm_arch_flush_shadow_all", "kvm_pgtable_stage2_destroy", S2_HELD_OWNER);
 	s2_tree.destroy(pgt);
 	s2_op_end(t);
 	s2_vm.destroyed = true;

@@ -32,6 +32,7 @@
 #include "core/rcu.h"
 #include "core/rng.h"
 #include "stage2/runtime/agents.h"
+#include "stage2/runtime/finding.h"
 #include "stage2/runtime/internal.h"
 
 struct opts {
@@ -74,9 +75,12 @@ static void usage(FILE *f)
 		"          [--quarantine=N] [--fwb=on|off] [--tlb-range=on|off] [--tlb-hints=on|off] [--blocks=N] [--arena-pages=N]\n"
 		"          [--age-pages=N] [--ops=unmap,wrprotect,split,flush,migrate,log_off] [--no-ager] [--no-faulter] [--faulters=N]\n"
 		"          [--no-exclusive] [--teardown-race] [--expect=KIND[|KIND]] [--json=FILE] [--no-progress]\n"
+		"          [--known=SIG[,SIG]] [--known-file=FILE]\n"
 		"          [--granule=4k|16k|64k] [--delay=off|SHIFT/SPINS] [--excl-pause=US]\n"
 		"kinds: use_after_free, rcu_unprotected, bbm_violation, lost_update, locked_overwrite, resurrection,\n"
-		"       refcount, leak, dirty_log_lost, aging_miss, stale_tlb_access, kernel_warn, hang, crash\n",
+		"       refcount, leak, dirty_log_lost, aging_miss, stale_tlb_access, kernel_warn, hang, crash\n"
+		"--known: bugs already known, each kind:op:function (docs/stage2.md, \"Which bug\"; * for any op\n"
+		"or function): counted (the JSON's known), not reported, and the run goes on\n",
 		program_invocation_short_name);
 }
 
@@ -227,6 +231,11 @@ static int parse(int argc, char **argv)
 				O.expect |= 1u << k;
 			}
 			free(list);
+		} else if ((IS("--known") || IS("--known-file")) && v) {
+			char err[512];
+
+			if (IS("--known") ? s2_known_add(v, err, sizeof(err)) : s2_known_file(v, err, sizeof(err)))
+				return bad("%s", err);
 		} else if (IS("--variant") && v && !strcmp(v, "stage2")) {
 			/* the subject, as build/drivers.bzl's tests name it */
 		} else {
@@ -498,8 +507,12 @@ static void summary(FILE *f, double elapsed, const char *result)
 		atomic_load(&s2_nfound), s2_vkind_name(s2_found.kind));
 	for (const char *c = s2_found.summary; *c; c++)
 		fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
-	fprintf(f, "\", \"result\": \"%s\"}\n", result);
+	fprintf(f, "\", ");
+	s2_findings_json(f, s2_nfound ? &s2_found : NULL);
+	fprintf(f, ", \"result\": \"%s\"}\n", result);
 }
+
+static double run_t0;             /* the run's start, for a crash's report */
 
 static void repro_line(void)
 {
@@ -519,6 +532,24 @@ static void on_crash(int sig)
 			 sig, t->role, t->op ? t->op : "no op");
 
 	(void)!write(2, msg, (size_t)n);
+	/* the finding, for the tools (not async-signal-safe, but this
+	 * process is ending anyway and nothing else runs its stdio now) */
+	if (atomic_fetch_add(&s2_nfound, 1) == 0) {
+		s2_found.kind = S2V_CRASH;
+		snprintf(s2_found.op, sizeof(s2_found.op), "%s", s2_finding_op(t));
+		snprintf(s2_found.fn, sizeof(s2_found.fn), "%s", s2_finding_fn(t));
+		snprintf(s2_found.summary, sizeof(s2_found.summary), "crash: signal %d in %s (in %s)", sig, t->role,
+			 t->op ? t->op : "no op");
+	}
+	s2_finding_print(stderr, "", &s2_found);
+	if (O.json) {
+		FILE *jf = fopen(O.json, "w");
+
+		if (jf) {
+			summary(jf, now_s() - run_t0, "violation");
+			fclose(jf);
+		}
+	}
 	_exit(O.expect & (1u << S2V_CRASH) ? 0 : 1);
 }
 
@@ -569,7 +600,8 @@ int main(int argc, char **argv)
 	s2_thread_attach(&main_t, 11, "teardown");
 	startup();
 	vcpus = calloc(O.vcpus, sizeof(*vcpus));
-	t0 = now_s();
+	s2_report_reset();      /* the findings' clock starts */
+	t0 = run_t0 = now_s();
 	for (unsigned i = 0; i < O.vcpus; i++) {
 		vcpus[i].index = i;
 		pthread_create(&th[n++], NULL, vcpu_main, &vcpus[i]);
@@ -630,6 +662,7 @@ report:
 			s2_found.detail);
 		repro_line();
 	}
+	s2_finding_print(stderr, "stage2-hammer: ", s2_nfound ? &s2_found : NULL);
 	if (O.expect) {
 		bool hit = s2_nfound && (O.expect >> s2_found.kind & 1);
 

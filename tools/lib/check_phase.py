@@ -5,7 +5,8 @@ One line of tools/check's phases.jsonl: a phase's facts (ROLE, NAME,
 CONFIG, PLANNED, TOOK, CPU, WORK, VERDICT, SUMMARY, REPRO, AT, LOG from the
 environment) and what it saw, from the JSON summaries its runs wrote
 (hammer's --json, the engine's explore --json, or tools/check's own for an
-AFL++ run): every distinct finding by signature (kind:op:function), its
+AFL++ run; a summary's "reproduce", when it has one, is the command for
+its findings): every distinct finding by signature (kind:op:function), its
 count, first time and location, the command or script that reproduces it,
 and the known bugs it counted (docs/contract.md, "Which bug").
 
@@ -42,7 +43,8 @@ def main(argv):
         for f in d.get("findings") or []:
             sig = f.get("signature") or "%s:%s:%s" % (f.get("kind"), f.get("op"), f.get("function"))
             have = findings.get(sig)
-            repro = ("cd %s && tools/repro %s" % (e.get("WS", "."), script)) if script else e.get("REPRO", "")
+            repro = (("cd %s && tools/repro %s" % (e.get("WS", "."), script)) if script
+                     else d.get("reproduce") or e.get("REPRO", ""))
             if have is None:
                 findings[sig] = {"signature": sig, "kind": f.get("kind", ""), "op": f.get("op", ""),
                                  "function": f.get("function", ""), "where": f.get("where", ""),

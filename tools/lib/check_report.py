@@ -59,7 +59,9 @@ def ranges(lines):
     return out
 
 
-SHORT = {"arch/arm64/mm/contpte.c": "contpte.c", "arch/arm64/include/asm/pgtable.h": "asm/pgtable.h"}
+SHORT = {"arch/arm64/mm/contpte.c": "contpte.c", "arch/arm64/include/asm/pgtable.h": "asm/pgtable.h",
+         "arch/arm64/kvm/hyp/pgtable.c": "kvm/hyp/pgtable.c", "arch/arm64/include/asm/kvm_pgtable.h": "asm/kvm_pgtable.h",
+         "arch/arm64/include/asm/stage2_pgtable.h": "asm/stage2_pgtable.h"}
 
 
 def short(path):
@@ -252,8 +254,9 @@ def main(argv):
         else:
             headline += "; the tree's own bug%s listed" % ("s are" if len(present) > 1 else " is")
 
-    md = ["# contpte check: %s" % headline, ""]
-    if meta["subject"] == "kernel_tree":
+    stage2 = meta["subject"] == "stage2"
+    md = ["# %s check: %s" % ("stage-2" if stage2 else "contpte", headline), ""]
+    if meta["subject"] in ("kernel_tree", "stage2"):
         if not meta["tree_head"]:
             head = "not a git tree"
         else:
@@ -264,6 +267,12 @@ def main(argv):
                 else " of the repository at `%s`" % meta.get("tree_git_top", ""),
                 ", the built files modified since" if meta.get("tree_files_modified") else "")
         md.append("- Tree: `%s` (%s)" % (meta["tree"], head))
+    if stage2:
+        lock = meta.get("age_lock") or "write"
+        md.append("- Built (KVM's stage-2 page tables; aging %s): %s" % (
+            "without mmu_lock" if lock == "none" else "with mmu_lock for " + lock,
+            "; ".join("`%s` sha256 %s" % (b["path"], b["sha256"][:16]) for b in meta.get("built", []))))
+    elif meta["subject"] == "kernel_tree":
         built = "`arch/arm64/mm/contpte.c` sha256 %s" % meta["contpte_sha256"][:16]
         if meta["header"]:
             built += "; `arch/arm64/include/asm/pgtable.h` sha256 %s" % meta["header_sha256"][:16]
@@ -336,10 +345,10 @@ def main(argv):
     md.append("")
     if cov:
         parts = []
-        for rel in sorted(cov["files"], key=lambda r: (not r.endswith("contpte.c"), r)):
+        for rel in sorted(cov["files"], key=lambda r: (not r.endswith(("contpte.c", "kvm/hyp/pgtable.c")), r)):
             f = cov["files"][rel]
             what = "%s%s: %d/%d lines, %d/%d branches" % (
-                short(rel), " (the parts built)" if rel.endswith("pgtable.h") else "",
+                short(rel), " (the parts built)" if rel.endswith("asm/pgtable.h") else "",
                 f["lines_run"], f["lines_total"], f["branches_run"], f["branches_total"])
             parts.append(what)
         md.append("Coverage over every phase: " + "; ".join(parts) + " (coverage/index.html).")

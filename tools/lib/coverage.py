@@ -10,10 +10,13 @@ WS: scratch/p.XXXXXX). Two kinds of source file in it are the subject's:
   PKG/tree/arch/arm64/mm/contpte.c (or PKG/plugin.c)   the file as built
       (the tree's, patched): its lines are the file's own;
   bazel-out/.../PKG/*_unit.c   the units the probe wrote: the pieces of the
-      tree's asm/pgtable.h in them each start at a `#line N "HEADER"`
-      directive and end at kernel_tree/extract_header.py's PIECE_END
-      comment; their lines are mapped back to the header's (clang's
-      coverage keeps the unit's own line numbers, not #line's).
+      tree's files in them (contpte: parts of asm/pgtable.h; stage 2:
+      asm/kvm_pgtable.h, asm/stage2_pgtable.h and kvm/hyp/pgtable.c
+      whole) each start at a `#line N "PATH/arch/..."` directive and end at
+      kernel_tree/extract_header.py's PIECE_END comment, the next
+      directive, or the include of the glue that follows the tree's code;
+      their lines are mapped back to the file's (clang's coverage keeps the
+      unit's own line numbers, not #line's).
 
 The profiles of every binary are merged into one before llvm-cov reads
 them, and the merge keys a function's counts by its name and the hash of
@@ -29,7 +32,8 @@ Writes OUT.json:
                    "lines_total", "lines_run", "branches_total", "branches_run"}},
    "patch": [{"file", "line", "kind", "function", "built", "count", "branches"}]}
 
-REL is arch/arm64/mm/contpte.c, arch/arm64/include/asm/pgtable.h or
+REL is the file's path from the tree's top (arch/arm64/mm/contpte.c,
+arch/arm64/include/asm/pgtable.h, arch/arm64/kvm/hyp/pgtable.c, ...) or
 plugin.c. A line with no count is not code the build made (a comment, a
 declaration, or a definition the harness does not build); branch counts
 of null are branches never reached. PATCH_LINES.tsv is
@@ -47,7 +51,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from extract_header import PIECE_END  # noqa: E402
 
 LINE_DIRECTIVE = re.compile(r'^#line (\d+) "([^"]*)"')
-HEADER_REL = "arch/arm64/include/asm/pgtable.h"
+# what follows the tree's code in a unit: the end of the last piece
+GLUE_INCLUDE = re.compile(r'^#include "(kernel_tree|stage2/kernel_tree)/glue\.h"')
+
+
+def tree_rel(path):
+    """A tree file's path from the tree's top (its arch/...), or None."""
+    i = path.find("arch/arm64/")
+    return path[i:] if i == 0 or (i > 0 and path[i - 1] == "/") else None
 
 
 def read_lcov(path):
@@ -83,42 +94,50 @@ def local_path(ws, sf):
 
 
 def unit_map(path):
-    """{unit line: header line} for the header's pieces in a unit."""
+    """{unit line: (tree file, its line)} for the tree's pieces in a unit."""
     mapping, start, unit_line = {}, None, 0
     with open(path, encoding="utf-8", errors="replace") as f:
         for unit_line, text in enumerate(f, 1):
             m = LINE_DIRECTIVE.match(text)
-            if m and m.group(2).endswith(HEADER_REL):
-                start = (unit_line, int(m.group(1)))
+            if m:
+                rel = tree_rel(m.group(2))
+                start = (unit_line, int(m.group(1)), rel) if rel else None
                 continue
-            if text.strip() == PIECE_END:
+            if text.strip() == PIECE_END or GLUE_INCLUDE.match(text):
                 start = None
                 continue
             if start is not None:
-                mapping[unit_line] = start[1] + unit_line - start[0] - 1
+                mapping[unit_line] = (start[2], start[1] + unit_line - start[0] - 1)
     return mapping
 
 
-def add(files, rel, lines, branches, remap=None):
+def add(files, rel, lines, branches):
     """One binary's figures for a file, into files[rel] (largest wins)."""
     entry = files.setdefault(rel, {"lines": {}, "branches": {}})
     for ln, count in lines.items():
-        if remap is not None:
-            if ln not in remap:
-                continue
-            ln = remap[ln]
         entry["lines"][ln] = max(entry["lines"].get(ln, 0), count)
     for ln, counts in branches.items():
-        if remap is not None:
-            if ln not in remap:
-                continue
-            ln = remap[ln]
         have = entry["branches"].get(ln)
         if have is None or len(have) != len(counts):
             entry["branches"][ln] = list(counts) if have is None or len(counts) > len(have) else have
         else:
             entry["branches"][ln] = [None if a is None and b is None else max(a or 0, b or 0)
                                      for a, b in zip(have, counts)]
+
+
+def add_unit(files, remap, lines, branches):
+    """A unit's figures, each line into the tree file it came from."""
+    per = {}
+    for ln, count in lines.items():
+        if ln in remap:
+            rel, fl = remap[ln]
+            per.setdefault(rel, ({}, {}))[0][fl] = count
+    for ln, counts in branches.items():
+        if ln in remap:
+            rel, fl = remap[ln]
+            per.setdefault(rel, ({}, {}))[1][fl] = counts
+    for rel, (ls, bs) in per.items():
+        add(files, rel, ls, bs)
 
 
 def main(argv):
@@ -143,7 +162,7 @@ def main(argv):
             except OSError:
                 continue
             if remap:
-                add(files, HEADER_REL, lines, branches, remap)
+                add_unit(files, remap, lines, branches)
     for entry in files.values():
         entry["lines_total"] = len(entry["lines"])
         entry["lines_run"] = sum(1 for c in entry["lines"].values() if c > 0)
