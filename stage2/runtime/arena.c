@@ -140,7 +140,8 @@ static void take(int i, const char *why)
 		atomic_store(&s2_arena.peak, live);
 }
 
-void *s2_alloc_pages(unsigned n, const char *why)
+/* n free pages (contiguous), marked taken: the first, or -1 */
+static int find_pages(unsigned n)
 {
 	int first = -1;
 
@@ -178,6 +179,25 @@ void *s2_alloc_pages(unsigned n, const char *why)
 		for (unsigned k = 0; k < n; k++)
 			atomic_store(&s2_arena.meta[first + k].state, S2P_QUARANTINE);  /* not FREE: being taken */
 	unlock();
+	return first;
+}
+
+void *s2_alloc_pages(unsigned n, const char *why)
+{
+	int first = find_pages(n);
+
+#ifndef S2_SCHED
+	/* pages waiting for a grace period (call_rcu) are no leak: a memory
+	 * cache's top-up (with nothing held, or mmu_lock for write: eager
+	 * split's; no thread takes mmu_lock inside a read-side section, so
+	 * waiting here cannot deadlock) waits for the callbacks and tries
+	 * again, as the kernel's allocator would find memory */
+	if (first < 0 && !s2_rcu_read_lock_held() &&
+	    (s2_self()->held == S2_HELD_NONE || s2_self()->held == S2_HELD_WRITE)) {
+		rcu_barrier();
+		first = find_pages(n);
+	}
+#endif
 	if (first < 0) {
 		s2_report(S2V_LEAK, "  every table page of the arena is in use (stage2: --arena-pages):\n"
 			  "  the tree keeps pages it should have freed, or the run needs more\n",

@@ -213,7 +213,7 @@ void s2_findings_json(FILE *f, const struct s2_violation *v)
 		fprintf(f, ", \"function\": ");
 		json_str(f, v->fn[0] ? v->fn : "-");
 		fprintf(f, ", \"where\": ");
-		json_str(f, v->where[0] ? v->where : "-");
+		json_str(f, v->where[0] && strcmp(v->where, "-") ? v->where : "");
 		fprintf(f, ", \"count\": 1, \"first_s\": %.3f, \"summary\": ", v->at_s);
 		json_str(f, v->summary);
 		fprintf(f, "}");
