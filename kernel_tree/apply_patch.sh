@@ -28,13 +28,13 @@
 # no unified diff: said so); 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-hdr="" hdr_out="" summary="" diff_out=""
+hdr="" hdr_out="" opts=()
 usage() { echo "usage: $0 [--header HDR HDR_OUT] [--summary JSON] [--diff DIFF] SRC PATCH OUT" >&2; exit 2; }
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --header) [[ $# -ge 3 ]] || usage; hdr=$2 hdr_out=$3; shift 3 ;;
-    --summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
-    --diff) [[ $# -ge 2 ]] || usage; diff_out=$2; shift 2 ;;
+    # apply_patch_files.sh's own options, passed on
+    --summary|--diff) [[ $# -ge 2 ]] || usage; opts+=("$1" "$2"); shift 2 ;;
     *) usage ;;
   esac
 done
@@ -53,15 +53,13 @@ F=arch/arm64/mm/contpte.c H=arch/arm64/include/asm/pgtable.h
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/in/$(dirname "$F")" && cp "$src" "$tmp/in/$F" || exit 1
-files=("$F") opts=(--name "$src${hdr:+ and $hdr}")
+files=("$F") opts+=(--name "$src${hdr:+ and $hdr}")
 if [[ -n "$hdr" ]]; then
   mkdir -p "$tmp/in/$(dirname "$H")" && cp "$hdr" "$tmp/in/$H" || exit 1
   files+=("$H")
 else
   opts+=(--lacks "$H")
 fi
-[[ -n "$summary" ]] && opts+=(--summary "$summary")
-[[ -n "$diff_out" ]] && opts+=(--diff "$diff_out")
 "$here/common/apply_patch_files.sh" "${opts[@]}" "$patch" "$tmp/in" "$tmp/out" "${files[@]}" || exit
 mkdir -p "$(dirname "$out")" && cp "$tmp/out/$F" "$out" || exit 1
 if [[ -n "$hdr" ]]; then

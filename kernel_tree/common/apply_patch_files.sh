@@ -66,14 +66,20 @@ case $? in
   1) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 3 ;;
   *) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 2 ;;
 esac
+# copy_files FROM TO: FROM/REL to TO/REL for each of the files REL... that
+# FROM has
+copy_files() {
+  local rel
+  for rel in "${built[@]}"; do
+    [[ -f "$1/$rel" ]] || continue
+    mkdir -p "$2/$(dirname "$rel")"
+    cp "$1/$rel" "$2/$rel"
+  done
+}
 # before: the files as the tree has them (for --diff); tree: patched
 for d in before tree; do
   mkdir -p "$tmp/$d"
-  for rel in "${built[@]}"; do
-    [[ -f "$tree/$rel" ]] || continue
-    mkdir -p "$tmp/$d/$(dirname "$rel")"
-    cp "$tree/$rel" "$tmp/$d/$rel"
-  done
+  copy_files "$tree" "$tmp/$d"
 done
 export GIT_CEILING_DIRECTORIES=$tmp   # never pick up a repository around us
 
@@ -145,8 +151,4 @@ if [[ -n "$diff_out" ]]; then
   git diff --no-index --no-color --no-prefix -- before tree 2>/dev/null |
     sed -E -e 's#^--- before/#--- a/#' -e 's#^\+\+\+ tree/#+++ b/#' >"$diff_out"
 fi
-for rel in "${built[@]}"; do
-  [[ -f "$tmp/tree/$rel" ]] || continue
-  mkdir -p "$out/$(dirname "$rel")"
-  cp "$tmp/tree/$rel" "$out/$rel"
-done
+copy_files "$tmp/tree" "$out"
