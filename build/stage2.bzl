@@ -100,7 +100,7 @@ def stage2_patched_tree(name, tree, patch):
         name = name,
         srcs = ins + [patch],
         outs = outs,
-        tools = ["//kernel_tree/common:apply_patch_files.sh"],
+        tools = ["//kernel_tree/common:apply_patch_files.sh", "//kernel_tree:patch_series.py"],
         cmd = "$(location //kernel_tree/common:apply_patch_files.sh) $(location %s) %s $(@D)/%s %s" % (patch, top, name, " ".join(rels)),
     )
 

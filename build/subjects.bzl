@@ -209,6 +209,7 @@ _PROBE_ATTRS = {
     "out": attr.output(mandatory = True),
     "_probe": attr.label(default = "//kernel_tree:probe.sh", executable = True, cfg = "exec", allow_single_file = True),
     "_extract": attr.label(default = "//kernel_tree:extract_header.py", allow_single_file = True),
+    "_common": attr.label(default = "//kernel_tree/common:probe_common.sh", allow_single_file = True),
     "_dialect": attr.label(default = "//core:kernel_dialect", providers = [CcInfo]),
     "_shim": attr.label(default = "//kernel_tree:shim", providers = [CcInfo]),
     "_cc_toolchain": attr.label(default = "@bazel_tools//tools/cpp:current_cc_toolchain"),
@@ -233,7 +234,7 @@ def _probe_command(ctx, out, map_dir = None):
     mode = ["--plugin"] if ctx.attr.plugin else []
     if map_dir:
         mode += ["--map-dir", map_dir.path]
-    files = [ctx.file.src, ctx.file._extract]
+    files = [ctx.file.src, ctx.file._extract, ctx.file._common]
     if ctx.file.header:
         mode += ["--header", ctx.file.header.path]
         files.append(ctx.file.header)
@@ -376,7 +377,7 @@ def patched_contpte(name, src, patch, header = None):
         name = name,
         srcs = [src, patch] + ([header] if header else []),
         outs = outs,
-        tools = ["//kernel_tree:apply_patch.sh", "//kernel_tree:patch_series.py"],
+        tools = ["//kernel_tree:apply_patch.sh", "//kernel_tree/common:apply_patch_files.sh", "//kernel_tree:patch_series.py"],
         cmd = "$(location //kernel_tree:apply_patch.sh) %s$(location %s) $(location %s) $(location %s)" % (hdr_args, src, patch, outs[0]),
     )
     return ":" + outs[0], (":" + outs[1] if header else None)

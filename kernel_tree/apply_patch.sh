@@ -12,6 +12,8 @@
 # named and skipped, and so are changes to asm/pgtable.h when the tree has
 # none. Applied with `git apply --include` (exact context, works outside
 # any repository); a file the patch does not change is copied as it is.
+# The work is kernel_tree/common/apply_patch_files.sh's (the stage-2
+# subject's too): this names the contpte subject's files for it.
 #
 # --summary JSON: what was applied, patch by patch:
 #   {"patches": [{"n", "subject", "applied": [{"path", "hunks"}],
@@ -26,115 +28,40 @@
 # no unified diff: said so); 2 usage.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-hdr="" hdr_out="" summary="" diff_out=""
+hdr="" hdr_out="" opts=()
 usage() { echo "usage: $0 [--header HDR HDR_OUT] [--summary JSON] [--diff DIFF] SRC PATCH OUT" >&2; exit 2; }
 while [[ $# -gt 0 && $1 == --* ]]; do
   case $1 in
     --header) [[ $# -ge 3 ]] || usage; hdr=$2 hdr_out=$3; shift 3 ;;
-    --summary) [[ $# -ge 2 ]] || usage; summary=$2; shift 2 ;;
-    --diff) [[ $# -ge 2 ]] || usage; diff_out=$2; shift 2 ;;
+    # apply_patch_files.sh's own options, passed on
+    --summary|--diff) [[ $# -ge 2 ]] || usage; opts+=("$1" "$2"); shift 2 ;;
     *) usage ;;
   esac
 done
 [[ $# -eq 3 ]] || usage
 src=$1 patch=$2 out=$3
 abs() { [[ -z "$1" || $1 == /* ]] && echo "$1" || echo "$PWD/$1"; }
-# messages name the files as given; the work is done in a folder of its own
-what=$src${hdr:+ and $hdr} patch_name=$patch
-src=$(abs "$src") patch=$(abs "$patch") out=$(abs "$out") summary=$(abs "$summary") diff_out=$(abs "$diff_out")
-hdr=$(abs "$hdr") hdr_out=$(abs "$hdr_out")
-F=arch/arm64/mm/contpte.c H=arch/arm64/include/asm/pgtable.h
 for f in "$src" "$patch" ${hdr:+"$hdr"}; do
+  f=$(abs "$f")
   [[ -f "$f" && -r "$f" ]] || { echo "kernel-tree: cannot read '$f'" >&2; exit 2; }
 done
-command -v git >/dev/null 2>&1 || { echo "kernel-tree: git is needed to apply a patch" >&2; exit 2; }
-built=("$F")
-[[ -n "$hdr" ]] && built+=("$H")
+F=arch/arm64/mm/contpte.c H=arch/arm64/include/asm/pgtable.h
 
+# The two files, wherever they are, as a tree of their own for
+# apply_patch_files.sh; without a header the patch's changes to one are
+# skipped, the tree having none.
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$here/patch_series.py" "$patch_name" --split "$tmp/series" >"$tmp/series.json" 2>"$tmp/why"
-case $? in
-  0) ;;
-  1) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 3 ;;
-  *) echo "kernel-tree: $(cat "$tmp/why")" >&2; exit 2 ;;
-esac
-for d in before tree; do
-  mkdir -p "$tmp/$d/$(dirname "$F")" "$tmp/$d/$(dirname "$H")"
-  cp "$src" "$tmp/$d/$F"
-  [[ -n "$hdr" ]] && cp "$hdr" "$tmp/$d/$H"
-done
-export GIT_CEILING_DIRECTORIES=$tmp   # never pick up a repository around us
-
-# The plan: a line per patch (P, N, its split file, its subject), then one
-# per file it changes (F, N, built or skipped, hunks, path).
-/usr/bin/python3 - "$tmp/series.json" "$tmp/plan" "${built[@]}" <<'PY'
-import json, sys
-out, built = sys.argv[2], set(sys.argv[3:])
-s = json.load(open(sys.argv[1], encoding="utf-8"))
-with open(out, "w") as f:
-    for p in s["patches"]:
-        f.write("P\t%d\t%s\t%s\n" % (p["n"], p["file"], p["subject"]))
-        for x in p["files"]:
-            f.write("F\t%d\t%s\t%d\t%s\n" % (p["n"], "built" if x["path"] in built else "skipped", x["hunks"], x["path"]))
-PY
-npatches=$(grep -c '^P' "$tmp/plan")
-if ! grep -q $'^F\t[0-9]*\tbuilt\t' "$tmp/plan"; then
-  echo "kernel-tree: $patch_name changes none of the files the harness builds (${built[*]})" >&2
-  echo "kernel-tree: it changes: $(cut -f5 "$tmp/plan" | grep -v '^$' | awk '!s[$0]++' | paste -sd ' ' -)" >&2
-  exit 1
-fi
-skipped=$(awk -F'\t' '$1 == "F" && $3 == "skipped" { h[$5] += $4; if (!($5 in o)) { o[$5] = n++ } }
-  END { for (p in o) k[o[p]] = p; for (i = 0; i < n; i++) printf "%s%s (%d hunk%s)", (i ? ", " : ""), k[i], h[k[i]], (h[k[i]] == 1 ? "" : "s") }' "$tmp/plan")
-if [[ -n "$skipped" ]]; then
-  note="kernel-tree: note: only ${built[*]} are built; not applied: $skipped"
-  grep -q $'\tskipped\t[0-9]*\t'"$H"'$' "$tmp/plan" && note+=" (the tree has no $H)"
-  echo "$note" >&2
-fi
-
-cd "$tmp/tree" || exit 1
-while IFS=$'\t' read -r tag n file subject; do
-  [[ $tag == P ]] || continue
-  include=()
-  while IFS=$'\t' read -r _ _ _ _ path; do include+=("--include=$path"); done \
-    < <(awk -F'\t' -v n="$n" '$1 == "F" && $2 == n && $3 == "built"' "$tmp/plan")
-  [[ ${#include[@]} -gt 0 ]] || continue
-  which=$patch_name
-  [[ $npatches -gt 1 ]] && which="patch $n/$npatches of $patch_name${subject:+ (\"$subject\")}"
-  if ! msg=$(git apply -p1 "${include[@]}" --verbose "$file" 2>&1); then
-    # A patch the files already have applies in reverse: say that, not
-    # git's context mismatch.
-    if git apply -p1 "${include[@]}" --reverse --check "$file" >/dev/null 2>&1; then
-      echo "kernel-tree: $which is already applied to $what: it applies in reverse (the files already have its changes)" >&2
-      exit 1
-    fi
-    echo "kernel-tree: $which does not apply to $what$([[ $n -gt 1 ]] && echo " after the patches before it") (git apply):" >&2
-    echo "$msg" >&2
-    exit 1
-  fi
-done <"$tmp/plan"
-cd "$tmp" || exit 1
-if [[ -n "$summary" ]]; then
-  /usr/bin/python3 - "$tmp/plan" "$summary" <<'PY'
-import json, sys
-patches = []
-for line in open(sys.argv[1], encoding="utf-8"):
-    f = line.rstrip("\n").split("\t")
-    if f[0] == "P":
-        patches.append({"n": int(f[1]), "subject": f[3], "applied": [], "skipped": []})
-    else:
-        patches[int(f[1]) - 1]["applied" if f[2] == "built" else "skipped"].append({"path": f[4], "hunks": int(f[3])})
-json.dump({"patches": patches}, open(sys.argv[2], "w"), indent=1)
-PY
-fi
-if [[ -n "$diff_out" ]]; then
-  # git diff --no-index names the sides by the folders given: made -p1
-  git diff --no-index --no-color --no-prefix -- before tree 2>/dev/null |
-    sed -E -e 's#^--- before/#--- a/#' -e 's#^\+\+\+ tree/#+++ b/#' >"$diff_out"
-fi
-mkdir -p "$(dirname "$out")"
-cp "$tmp/tree/$F" "$out"
+mkdir -p "$tmp/in/$(dirname "$F")" && cp "$src" "$tmp/in/$F" || exit 1
+files=("$F") opts+=(--name "$src${hdr:+ and $hdr}")
 if [[ -n "$hdr" ]]; then
-  mkdir -p "$(dirname "$hdr_out")"
-  cp "$tmp/tree/$H" "$hdr_out"
+  mkdir -p "$tmp/in/$(dirname "$H")" && cp "$hdr" "$tmp/in/$H" || exit 1
+  files+=("$H")
+else
+  opts+=(--lacks "$H")
+fi
+"$here/common/apply_patch_files.sh" "${opts[@]}" "$patch" "$tmp/in" "$tmp/out" "${files[@]}" || exit
+mkdir -p "$(dirname "$out")" && cp "$tmp/out/$F" "$out" || exit 1
+if [[ -n "$hdr" ]]; then
+  mkdir -p "$(dirname "$hdr_out")" && cp "$tmp/out/$H" "$hdr_out" || exit 1
 fi

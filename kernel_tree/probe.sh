@@ -61,6 +61,9 @@ shift 4
 # __mkold_clean_ptes: the asm/pgtable.h helpers of the pre-merge postings
 # (kernel_tree/shim/dup.h).
 OPTIONAL=(contpte_align_down mm_is_user __clear_ptes __ptep_set_wrprotects __mkold_clean_ptes)
+# the helpers shared with the stage-2 probe (run from the workspace's top,
+# as the paths below are)
+source kernel_tree/common/probe_common.sh
 what=kernel-tree
 [[ $plugin -eq 1 ]] && what=plug-in
 
@@ -70,58 +73,16 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$mapdir" || exit 1
 shim_include=kernel_tree/shim/include
 
-# Unresolved merge-conflict markers (git's: seven '<' or '>' at the start
-# of a line, then a space or the end of the line) in the file or the
-# header: the tree is not one version of the code but two, so nothing is
-# built. Every conflict is named by the line its marker starts on
-# (FILE:LINE, then that file's further lines).
-conflicts=$(for f in "$src" $header; do
-  awk -v f="$f" '/^(<<<<<<<|>>>>>>>)( |$)/ {
-      if (substr($0, 1, 1) == "<" || !open) lines = lines (lines == "" ? f ":" : ", ") FNR
-      open = (substr($0, 1, 1) == "<")
-    }
-    END { if (lines != "") print lines }' "$f"
-done | paste -sd ';' - | sed 's/;/ and at /g')
-if [[ -n "$conflicts" ]]; then
-  echo "$what: refused: the tree has unresolved merge-conflict markers at $conflicts (nothing was built: resolve them first)" >&2
-  exit 1
-fi
+# Unresolved merge-conflict markers in the file or the header: the tree is
+# not one version of the code but two, so nothing is built; every conflict
+# is named by the line its marker starts on (probe_common.sh).
+refuse_conflicts "$what" "$src" ${header:+"$header"}
 
-# Names the compiler says are missing: functions, identifiers, types,
-# headers, struct members (clang and gcc wordings).
-missing() {
-  sed -nE \
-    -e "s/.*implicit declaration of function '([A-Za-z_0-9]+)'.*/function \1/p" \
-    -e "s/.*call to undeclared function '([A-Za-z_0-9]+)'.*/function \1/p" \
-    -e "s/.*use of undeclared identifier '([A-Za-z_0-9]+)'.*/identifier \1/p" \
-    -e "s/.*error: '([A-Za-z_0-9]+)' undeclared.*/identifier \1/p" \
-    -e "s/.*unknown type name '([A-Za-z_0-9]+)'.*/type \1/p" \
-    -e "s/.*fatal error: '([^']+)' file not found.*/header <\1>/p" \
-    -e "s/.*fatal error: ([^:]+): No such file or directory.*/header <\1>/p" \
-    -e "s/.*no member named '([A-Za-z_0-9]+)' in '([^']+)'.*/member \2.\1/p" \
-    -e "s/.*'([^']+)' has no member named '([A-Za-z_0-9]+)'.*/member \1.\2/p" \
-    -e "s/.*incomplete type '([^']+)'.*/complete type \1/p" \
-    "$1" | awk '!seen[$0]++'
-}
-
-# Every error, not the first 20 (clang's default limit; gcc has none).
-if "$cc" -ferror-limit=0 -x c -fsyntax-only /dev/null >/dev/null 2>&1; then
-  all_errors=-ferror-limit=0
-else
-  all_errors=-fmax-errors=0
-fi
-
-# The kernel's warning policy: what its build stops at stops here (the
-# flags of WARNINGS_AS_ERRORS, build/subjects.bzl, and the rest of the
-# kernel's default -Werror= set, scripts/Makefile.extrawarn: implicit-int,
-# strict-prototypes), but a call that only drops a const qualifier is a
-# warning there (gcc's -Wdiscarded-qualifiers), while clang counts it among
-# -Wincompatible-pointer-types. What only warns is shown (the report prints
-# the warnings, below), not fatal.
-policy=(-Werror=implicit-int -Werror=strict-prototypes)
-if "$cc" -Werror -Wno-error=incompatible-pointer-types-discards-qualifiers -x c -fsyntax-only /dev/null >/dev/null 2>&1; then
-  policy+=(-Wno-error=incompatible-pointer-types-discards-qualifiers)
-fi
+# Every error, not the first 20, under the kernel's warning policy
+# (probe_common.sh): what only warns is shown (the report prints the
+# warnings, below), not fatal.
+all_errors=$(all_errors_flag "$cc")
+read -r -a policy <<< "$(warning_policy "$cc")"
 
 known=$(sed -nE 's/^KT_FN\(([A-Za-z_0-9]+),.*/\1/p' kernel_tree/functions.def | paste -sd ' ' -)
 [[ $plugin -eq 1 ]] && known=""
@@ -256,17 +217,9 @@ model_change() {  # LOG: the refusal, or nothing
 }
 
 if [[ $ok -ne 1 ]]; then
-  {
-    change=$(model_change "$tmp/log")
-    [[ -n "$change" ]] && echo "$what: $change"
-    echo "$what: $src does not build on the shim (kernel_tree/shim/)."
-    names=$(missing "$tmp/log" | sed -e 's/kt_file_//' -e 's/kt_hdr_//' | paste -sd ',' - | sed 's/,/, /g')
-    if [[ -n "$names" ]]; then
-      echo "$what: missing from the shim: $names"
-    fi
-    echo "$what: the compiler said:"
-    sed -e "s|$tmp/probe.c|($what unit)|g" -e 's/kt_file_//g' -e 's/kt_hdr_//g' "$tmp/log"
-  } >&2
+  change=$(model_change "$tmp/log")
+  [[ -n "$change" ]] && echo "$what: $change" >&2
+  report_not_built "$what" "$src" "the shim (kernel_tree/shim/)" "$tmp/probe.c" "$tmp/log" kt_file_ kt_hdr_
   exit 1
 fi
 
@@ -303,8 +256,7 @@ fi
 # The kernel's warning policy: what it only warns about builds, and is
 # shown (the report prints these at start-up; tools/hammer keeps a
 # successful build's output to itself).
-warnings=$(grep -E ': warning: ' "$tmp/log" | sed -e 's|^\./||' -e 's/kt_file_//g' -e 's/kt_hdr_//g' \
-  -e 's/\\/\\\\/g' -e 's/"/\\"/g' | awk '!seen[$0]++' | sed 's/$/\\n/' | tr -d '\n')
+warnings=$(unit_warnings "$tmp/log" kt_file_ kt_hdr_)
 defined=$("$nm" -g --defined-only "$tmp/probe.o" |
   awk '$2 ~ /^[TW]$/ && $3 ~ /^[A-Za-z_][A-Za-z_0-9]*$/ { sub(/^kt_file_/, "", $3); print $3 }' |
   sort -u)

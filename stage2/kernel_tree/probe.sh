@@ -31,11 +31,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 files=("$src" "$hdr")
 [[ "$s2hdr" != "-" ]] && files+=("$s2hdr")
-conflicts=$(conflict_markers "${files[@]}")
-if [[ -n "$conflicts" ]]; then
-  echo "$what: refused: the tree has unresolved merge-conflict markers at $conflicts (nothing was built: resolve them first)" >&2
-  exit 1
-fi
+refuse_conflicts "$what" "${files[@]}"
 
 "${S2_PYTHON:-/usr/bin/python3}" stage2/kernel_tree/cut.py "$src" "$hdr" "$s2hdr" "$tmp/unit" -- "$@" \
   2> "$tmp/cut.log"
@@ -63,17 +59,9 @@ unit > "$tmp/probe.c"
 read -r -a policy <<< "$(warning_policy "$cc")"
 if ! "$cc" "$@" "${policy[@]}" "$(all_errors_flag "$cc")" -c "$tmp/probe.c" -o "$tmp/probe.o" \
      > "$tmp/log" 2>&1; then
-  {
-    echo "$what: $src does not build on the stage-2 shim (stage2/kernel_tree/shim/)."
-    names=$(missing "$tmp/log" | paste -sd ',' - | sed 's/,/, /g')
-    [[ -n "$names" ]] && echo "$what: missing from the shim: $names"
-    echo "$what: the compiler said:"
-    sed -e "s|$tmp/probe.c|($what unit)|g" "$tmp/log"
-  } >&2
+  report_not_built "$what" "$src" "the stage-2 shim (stage2/kernel_tree/shim/)" "$tmp/probe.c" "$tmp/log"
   exit 1
 fi
 
 # What the kernel's policy only warns about builds, and is shown.
-warnings=$(grep -E ': warning: ' "$tmp/log" | sed -e 's|^\./||' -e 's/\\/\\\\/g' -e 's/"/\\"/g' |
-  awk '!seen[$0]++' | sed 's/$/\\n/' | tr -d '\n')
-unit "$warnings" > "$out"
+unit "$(unit_warnings "$tmp/log")" > "$out"

@@ -220,6 +220,17 @@ subject_build() {
   subject_bin="$(bazel_bin "${config[@]}")/$subject_pkg/bin"
 }
 
+# scratch_package PREFIX: a new package scratch/PREFIX.XXXXXX (removed at
+# exit) for a subject's copies and rules, the contpte subject's or the
+# stage-2 one's (tools/lib/stage2.sh); sets scratch_pkgdir (its folder) and
+# scratch_pkg (its package's name in labels).
+scratch_package() {
+  mkdir -p "$ws/scratch"
+  scratch_pkgdir=$(mktemp -d "$ws/scratch/$1.XXXXXX") || die "cannot create a scratch package"
+  remove_at_exit "$scratch_pkgdir"
+  scratch_pkg=scratch/${scratch_pkgdir##*/}
+}
+
 # subject_prepare: a scratch package (subject_pkgdir, removed at exit; its
 # label subject_pkg) holding the copies to build (the file, or the tree's
 # contpte.c and asm/pgtable.h with the patch applied); sets subject_label,
@@ -228,10 +239,8 @@ subject_build() {
 subject_prepare() {
   local msg
   subject_header_copy=""
-  mkdir -p "$ws/scratch"
-  subject_pkgdir=$(mktemp -d "$ws/scratch/p.XXXXXX") || die "cannot create a scratch package"
-  remove_at_exit "$subject_pkgdir"
-  subject_pkg=scratch/${subject_pkgdir##*/}
+  scratch_package p
+  subject_pkgdir=$scratch_pkgdir subject_pkg=$scratch_pkg
   if [[ -n "$subject_file" ]]; then
     subject_variant=plugin subject_copy=plugin.c
     cp "$subject_file" "$subject_pkgdir/$subject_copy"

@@ -108,10 +108,8 @@ stage2_prepare() {
   [[ -d "$tree" ]] || die "kernel-tree: no such directory '$tree'"
   [[ -f "$tree/$S2_REL_SRC" ]] || die "kernel-tree: $tree has no $S2_REL_SRC (the top of a Linux tree is wanted)"
   [[ -f "$tree/$S2_REL_HDR" ]] || die "kernel-tree: $tree has no $S2_REL_HDR"
-  mkdir -p "$ws/scratch"
-  s2_pkgdir=$(mktemp -d "$ws/scratch/s2.XXXXXX") || die "cannot create a scratch package"
-  remove_at_exit "$s2_pkgdir"
-  s2_pkg=scratch/${s2_pkgdir##*/}
+  scratch_package s2
+  s2_pkgdir=$scratch_pkgdir s2_pkg=$scratch_pkg
   if [[ -n "$patch" ]]; then
     if ! msg=$("$ws/kernel_tree/common/apply_patch_files.sh" "$patch" "$tree" "$s2_pkgdir/testdata/t" "${rels[@]}" 2>&1); then
       echo "$msg" >&2
