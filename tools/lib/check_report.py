@@ -400,8 +400,13 @@ def main(argv):
         if summary.startswith(g["kind"] + ": "):
             summary = summary[len(g["kind"]) + 2:]
         where = (" at %s" % g["where"]) if g.get("where") else ""
-        lines = ["%d. **%s** in `%s`%s (`%s`), seen in %s%s: %s" % (
-            i, g["kind"], g["function"] if g["function"] not in ("", "-") else "the harness's code", where,
+        if g["function"] not in ("", "-"):
+            in_what = "in `%s`" % g["function"]
+        else:   # no function of the user's files: who saw it
+            in_what = {"hw": "in a hardware walk", "end": "at the end-of-run checks"}.get(
+                g.get("op"), "in the harness's code")
+        lines = ["%d. **%s** %s%s (`%s`), seen in %s%s: %s" % (
+            i, g["kind"], in_what, where,
             g["signature"], ", ".join(g["phases"]), extra, summary)]
         if g.get("fix"):
             lines.append("   the tree %s" % g["fix"])
