@@ -628,6 +628,15 @@ void *s2_rcu_dereference_check(void *p, bool c, const char *file, int line)
 	return p;
 }
 
+/* A file of the tree as the tree names it (arch/arm64/...): the build's
+ * path is a copy's (a test tree's folder, a scratch package) */
+static const char *tree_path(const char *file)
+{
+	const char *a = strstr(file, "arch/arm64/");
+
+	return a ? a : file;
+}
+
 void s2_kernel_warn(const char *file, int line, const char *cond)
 {
 	struct s2_thread *t = s2_self();
@@ -635,7 +644,7 @@ void s2_kernel_warn(const char *file, int line, const char *cond)
 
 	snprintf(detail, sizeof(detail), "  WARN_ON(%s) at %s:%d\n  (%s, in %s)\n", cond, file, line, t->role,
 		 t->op ? t->op : "no op");
-	snprintf(where, sizeof(where), "%s:%d", file, line);
+	snprintf(where, sizeof(where), "%s:%d", tree_path(file), line);
 	s2_report_at(S2V_WARN, where, detail, "kernel_warn: the tree's WARN_ON(%s) fired at %s:%d (%s, in %s)", cond,
 		  file, line, t->role, t->op ? t->op : "no op");
 }
@@ -655,7 +664,7 @@ void s2_kernel_bug(const char *file, int line, const char *cond)
 	struct s2_thread *t = s2_self();
 	char where[96];
 
-	snprintf(where, sizeof(where), "%s:%d", file, line);
+	snprintf(where, sizeof(where), "%s:%d", tree_path(file), line);
 	bug_report(where, "kernel_warn: the tree's BUG_ON(%s) fired at %s:%d (%s, in %s)", cond, file, line,
 		   t->role, t->op ? t->op : "no op");
 #ifdef S2_SCHED
