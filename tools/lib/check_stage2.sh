@@ -13,8 +13,9 @@
 #   s2c_phase ROLE NAME PLANNED   runs one phase
 #   s2c_confirm_script SCRIPT LOG  an engine script replayed on the tree
 #                           without the patch: 0 if it shows SIG there
-#   s2c_confirm_stress SIG G FLAGS SECS JSON LOG  a stress run looking for
-#                           SIG on the tree without the patch
+#   s2c_confirm_stress G FLAGS SECS PREFIX LOG KNOWN  stress runs on the
+#                           tree without the patch, for the findings to
+#                           look for there
 #   s2c_cov_objects         the binaries whose coverage counts
 #
 # The phases (the budget shared by weight, as for contpte):
@@ -179,14 +180,21 @@ s2c_confirm_script() {
     ${4:+--known="$4"} >"$3" 2>&1
   grep -qE "^  finding: $1( |\$)" "$3"
 }
-# s2c_confirm_stress SIG G FLAGS SECS JSON LOG: 0 if a stress run on the
-# tree without the patch finds SIG (the same granule, flags and seed)
+# s2c_confirm_stress G FLAGS SECS PREFIX LOG KNOWN: stress runs on the tree
+# without the patch (the same granule, flags and seed) for SECS in all,
+# each past the last one's finding (made known), summaries PREFIX.N.json
 s2c_confirm_stress() {
-  local sig=$1 g=$2 flags=$3 secs=$4 json=$5 log=$6
-  # shellcheck disable=SC2086
-  env LLVM_PROFILE_FILE=/dev/null S2_TREE_DESC="${R_DESC[base]}" "${R_BIN[base]}/hammer_$g" --seconds="$secs" \
-    --seed="$seed" --no-progress --json="$json" $flags >"$log" 2>&1
-  sigs_of "$json" | grep -xF "$sig" >/dev/null
+  local g=$1 flags=$2 end=$((EPOCHSECONDS + $3)) prefix=$4 log=$5 more=$6 n=0 sig
+  : >"$log"
+  while [[ $((end - EPOCHSECONDS)) -ge 1 ]]; do
+    # shellcheck disable=SC2086
+    env LLVM_PROFILE_FILE=/dev/null S2_TREE_DESC="${R_DESC[base]}" "${R_BIN[base]}/hammer_$g" \
+      --seconds=$((end - EPOCHSECONDS)) --seed="$seed" --no-progress --json="$prefix.$n.json" \
+      ${more:+--known="$more"} $flags >>"$log" 2>&1
+    sig=$(sigs_of "$prefix.$n.json" | head -1)
+    [[ -n "$sig" ]] || return 0
+    more+="${more:+,}$sig" n=$((n + 1))
+  done
 }
 
 s2c_cov_objects() {
