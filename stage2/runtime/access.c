@@ -280,7 +280,10 @@ static void protection(struct s2_thread *t, const uint64_t *p, bool store)
 
 enum store_kind { ST_PLAIN, ST_CAS, ST_XCHG };
 
-static void judge(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum store_kind kind)
+/* pend: for a plain store, what the thread had seen of the entry when it
+ * stored (NULL: what it has seen now, the store being visible at once) */
+static void judge_seen(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum store_kind kind,
+		       const bool *pend_has, const uint64_t *pend_seen)
 {
 	size_t e = entry_of(p);
 	int owner = atomic_load_explicit(&locked_by[e], memory_order_relaxed) - 1;
@@ -296,7 +299,8 @@ static void judge(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum
 		s2_report(S2V_LOCKED_OVERWRITE, detail,
 			  "locked_overwrite: %s wrote over another walker's LOCKED entry (in %s)",
 			  t->role, t->op ? t->op : "no op");
-	} else if (kind == ST_PLAIN && seen_get(t, p, &seen) && seen != x) {
+	} else if (kind == ST_PLAIN && (pend_has ? (seen = *pend_seen, *pend_has) : seen_get(t, p, &seen)) &&
+		   seen != x) {
 		bool exclusive = t->held == S2_HELD_WRITE || t->held == S2_HELD_OWNER;
 
 		if ((x ^ seen) == S2_DESC_AF && exclusive) {
@@ -329,6 +333,11 @@ static void judge(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum
 	s2_bbm_store(t, p, x, v);
 }
 
+static void judge(struct s2_thread *t, uint64_t *p, uint64_t x, uint64_t v, enum store_kind kind)
+{
+	judge_seen(t, p, x, v, kind, NULL, NULL);
+}
+
 #ifdef S2_SCHED
 /* On the engine a store is judged as it becomes visible (under the arm
  * model that may be after later steps of its thread), by the thread that
@@ -343,10 +352,39 @@ static uint64_t observe_begin(struct acc_thread *at, uint64_t *p, enum acc_kind 
 static void observe_end(struct acc_thread *at, uint64_t token, uint64_t *p, uint64_t v, bool changed)
 {
 	struct s2_thread *t = at->observer_data;
+	unsigned i;
 
-	if (!changed || !t || !s2_in_arena(p) || t->hw)
+	if (!t || !s2_in_arena(p) || t->hw)
 		return;
-	judge(t, p, token, v, t->storing_cas ? ST_CAS : ST_PLAIN);
+	/* the oldest of its plain stores to p still waiting: this one (a
+	 * location's stores become visible in order) */
+	for (i = 0; i < t->npend && t->pend[i].p != p; i++)
+		;
+	if (i < t->npend) {
+		bool has = t->pend[i].has;
+		uint64_t seen = t->pend[i].seen;
+
+		memmove(&t->pend[i], &t->pend[i + 1], (t->npend - i - 1) * sizeof(t->pend[0]));
+		t->npend--;
+		if (changed)
+			judge_seen(t, p, token, v, ST_PLAIN, &has, &seen);
+		return;
+	}
+	if (changed)
+		judge(t, p, token, v, t->storing_cas ? ST_CAS : ST_PLAIN);
+}
+
+/* A plain store of t to p is made: what t has seen of p now is what it is
+ * judged against when it becomes visible (observe_end) */
+static void pend_push(struct s2_thread *t, const uint64_t *p)
+{
+	if (t->npend == S2_PEND) {      /* the oldest judged against the thread's latest view */
+		memmove(&t->pend[0], &t->pend[1], (S2_PEND - 1) * sizeof(t->pend[0]));
+		t->npend--;
+	}
+	t->pend[t->npend].p = p;
+	t->pend[t->npend].has = seen_get(t, p, &t->pend[t->npend].seen);
+	t->npend++;
 }
 #else
 /* On real threads: one lock per few entries around a store and its
@@ -481,10 +519,12 @@ static void store(uint64_t *p, uint64_t v, bool release, const char *what)
 
 		acc_seed(p, v);
 		judge(t, p, x, v, ST_PLAIN);
-	} else if (release)
+	} else if (release) {
 		acc_store_release(p, v);
-	else
+	} else {
+		pend_push(t, p);
 		acc_store(p, v);
+	}
 #else
 	{
 		uint64_t x;

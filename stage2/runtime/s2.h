@@ -161,6 +161,7 @@ extern void (*s2_on_report)(void);
 enum s2_held { S2_HELD_NONE, S2_HELD_READ, S2_HELD_WRITE, S2_HELD_OWNER };
 
 #define S2_SEEN 64                  /* last values a thread saw, direct-mapped */
+#define S2_PEND 32                  /* stores a thread's judgement waits for */
 #define S2_MAX_THREADS 16
 
 struct s2_thread {
@@ -176,6 +177,12 @@ struct s2_thread {
 	const char *op_fn;              /* function it calls: a finding's signature */
 	uint64_t op_no;
 	struct { const uint64_t *p; uint64_t v; } seen[S2_SEEN];
+	/* (engine, arm memory) its plain stores not yet visible, oldest
+	 * first, each with what the thread had seen of the entry when it
+	 * stored: the store is judged when it becomes visible, and by then the
+	 * thread's own later loads see the store itself */
+	struct { const uint64_t *p; uint64_t seen; bool has; } pend[S2_PEND];
+	unsigned npend;
 	uint32_t *follow;               /* per table page: incarnation it followed into (0: none) */
 	unsigned follow_n;              /* its size: the arena's pages when attached */
 	uint64_t rng;
