@@ -93,5 +93,15 @@ size_t s2p_print(const struct s2_prog *p, char *out, size_t size);
 void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed);
 
 const char *s2p_op_name(unsigned op);
+/* What an op takes: an address (a), a size (s), r|w (w), a unit (u). */
+const char *s2p_op_args(unsigned op);
+/* Pages a unit holds at this granule (a level-2 block of pages). */
+unsigned s2p_unit_pages(unsigned granule_kb);
+
+/* A configuration flag of the command lines (--memory=, --age-lock=,
+ * --age-rcu=, --hw-af=, --tlb=, --fwb=, --tlb-range=, --tlb-hints=,
+ * --reuse=, --age-pages=, --blocks=) into p: 1 taken, 0 not one, -1 a bad
+ * value. */
+int s2p_config_flag(const char *arg, struct s2_prog *p);
 
 #endif
