@@ -12,6 +12,9 @@
 #define TLB_MAX 64
 #define SIZE_ALL_BYTE 255
 #define PAGE_FROM_END 0x8000u
+#define SHORT_RUNS 32           /* run codes below: that many steps plus one */
+#define LONG_RUN_UNIT 64        /* run codes from SHORT_RUNS: multiples of this */
+#define ENGINE_RUN_MAX 32       /* steps in one of the engine's run-length bytes */
 
 /* A reader that gives zeros once the bytes run out. */
 struct bytes { const uint8_t *p; size_t n, at; };
@@ -99,11 +102,18 @@ void s2f_decode(const uint8_t *data, size_t len, unsigned granule_kb, struct s2_
 
 	{
 		unsigned lo = next(&b), hi = next(&b);
-		size_t want = (lo | hi << 8) % (S2P_SCHED + 1), left = b.at < len ? len - b.at : 0;
+		size_t runs = (lo | hi << 8) % (S2P_SCHED + 1), left;
 
-		p->nsched = (unsigned)(want < left ? want : left);
-		memcpy(p->sched, data + (b.at < len ? b.at : len), p->nsched);
-		b.at += p->nsched;
+		for (size_t i = 0; i < runs && b.at < len; i++) {
+			unsigned c = next(&b), v = c >> 2, steps = v < SHORT_RUNS ? v + 1 : (v - SHORT_RUNS + 1) * LONG_RUN_UNIT;
+
+			while (steps && p->nsched < S2P_SCHED) {
+				unsigned run = steps < ENGINE_RUN_MAX ? steps : ENGINE_RUN_MAX;
+
+				p->sched[p->nsched++] = (uint8_t)((c & 3) | (run - 1) << 3);
+				steps -= run;
+			}
+		}
 		left = b.at < len ? len - b.at : 0;
 		p->nchoices = (unsigned)(left < S2P_CHOICES ? left : S2P_CHOICES);
 		memcpy(p->choices, data + (b.at < len ? b.at : len), p->nchoices);
@@ -182,10 +192,15 @@ size_t s2f_encode(const struct s2_prog *p, uint8_t *out, char *err, size_t errle
 			*o++ = (uint8_t)(np == S2P_SIZE_BLOCK ? 0 : np == S2P_SIZE_ALL ? SIZE_ALL_BYTE : np);
 		}
 
+	/* each engine byte as the short run code of the same thread and length */
 	*o++ = (uint8_t)p->nsched;
 	*o++ = (uint8_t)(p->nsched >> 8);
-	memcpy(o, p->sched, p->nsched);
-	o += p->nsched;
+	for (unsigned i = 0; i < p->nsched; i++) {
+		if ((p->sched[i] & 7) > 3)
+			return refuse(err, errlen, "schedule byte %u (%02x): thread %u; the bytes say threads 0-3", i,
+				      p->sched[i], p->sched[i] & 7);
+		*o++ = (uint8_t)((p->sched[i] & 7) | (p->sched[i] >> 3) << 2);
+	}
 	memcpy(o, p->choices, p->nchoices);
 	o += p->nchoices;
 	return (size_t)(o - out);

@@ -21,9 +21,15 @@
  *                      threads without instructions are dropped (none at
  *                      all: thread 0 gets one, from zero bytes).
  *   schedule 2 bytes   length, little-endian (mod 8193, at most what
- *                      follows), then that many schedule bytes (any byte
- *                      is a run of a thread: the engine skips a thread
- *                      that cannot step)
+ *                      follows), then that many run bytes: thread (bits
+ *                      0-1) and length (bits 2-7, v): v + 1 steps for v <
+ *                      32, else (v - 31) * 64 steps (64 to 2048), written
+ *                      as the engine's run-length bytes (thread | (run -
+ *                      1) << 3, 32 steps at most each; at most 8192 of
+ *                      them in all). One byte can so say "this thread
+ *                      alone for a whole op", the shape of the races a
+ *                      thread stopped mid-walk loses (the engine's burst
+ *                      schedules); a thread that cannot step is skipped.
  *   choices  the rest  the memory model's choices (at most 8192)
  *
  * A page is 15 bits and a side: bit 15 clear, that page from the unit's
@@ -43,7 +49,8 @@
 
 #include "stage2/engine/prog.h"
 
-/* The longest encoding: config, setup, threads, schedule and choices. */
+/* The longest encoding: config, setup, threads, schedule and choices (a
+ * run byte is never longer than the engine's bytes it stands for). */
 #define S2F_MAX_BYTES (3 + 1 + 4 * S2P_SETUP + 1 + S2P_THREADS + 5 * S2P_THREADS * S2P_INSTRS + 2 + S2P_SCHED + S2P_CHOICES)
 
 /* data into p for a binary of granule_kb (pages per unit follow from it);
@@ -53,7 +60,8 @@ void s2f_decode(const uint8_t *data, size_t len, unsigned granule_kb, struct s2_
 
 /* p into out (size at least S2F_MAX_BYTES): the length, or 0 with a reason
  * in err if p says something the bytes cannot (a page past the unit, a
- * size over 254 pages, a unit past the window, a tlb over 64). */
+ * size over 254 pages, a unit past the window, a tlb over 64, a schedule
+ * byte of a thread past the fourth). */
 size_t s2f_encode(const struct s2_prog *p, uint8_t *out, char *err, size_t errlen);
 
 #endif
