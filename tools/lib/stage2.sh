@@ -251,13 +251,13 @@ stage2_afl_found() {
     "$engine" decode "$crash" "${flags[@]}" >"$txt"
     afl_explore_not_replayed "$txt" "$when"
   fi
-  kind=$(sed -n 's/^expect //p' "$work/crash.txt")
-  txt="$save/afl-${kind:-unknown}-${kb}k-$(date +%s).txt"
   if ! "$engine" replay --check-expect "$work/crash.txt" >"$work/replay.log" 2>&1; then
     txt="$save/not-replayed-stage2-${kb}k-$(date +%s).txt"
     cp "$work/crash.txt" "$txt"
     afl_explore_not_replayed "$txt" "$when"
   fi
+  kind=$(sed -n 's/^expect //p' "$work/crash.txt")
+  txt="$save/afl-$kind-${kb}k-$(date +%s).txt"
   cp "$work/crash.txt" "$txt"
   afl_explore_report "$txt" "$when"
 }
@@ -279,6 +279,7 @@ stage2_main() {
       --coverage=*) s2_cov=$(abspath "${1#*=}"); shift ;;
       --reader-file*|--variant*)
         die "$1 does not apply to the stage-2 subject (docs/stage2.md)" ;;
+      --strategy=afl) [[ $tool = tools/explore ]] || die "$1 does not apply to $tool"; pass+=("$1"); shift ;;
       --svg*|--quiet|--timeline) shift ;;   # tools/repro's picture: the contpte engine's only
       -h|--help) sed -n '/^# The stage-2 path of each tool:/,/^# that does not apply/p' "$ws/tools/lib/stage2.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
       -*)
