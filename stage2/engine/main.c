@@ -521,6 +521,7 @@ static int cmd_decode(int argc, char **argv)
 			fprintf(stderr, "%s: decode: '%s' is not a configuration flag\n", prog, argv[i]);
 			return 2;
 		}
+	s2p_cap_aging(&p);
 	snprintf(p.tree, sizeof(p.tree), "%s", s2_tree_desc());
 	fwrite(text, 1, s2p_print(&p, text, sizeof(text)), stdout);
 	return 0;

@@ -513,9 +513,19 @@ void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed)
 			in->at = near(&r, units, up);
 			in->write = rng_below(&r, 2);
 			in->npages = a_size(&r);
-			if ((in->op == S2I_AGE || in->op == S2I_TEST_AGE) && base->age_pages &&
-			    (in->npages == S2P_SIZE_BLOCK || in->npages == S2P_SIZE_ALL || in->npages > base->age_pages))
-				in->npages = base->age_pages;
 		}
 	}
+	s2p_cap_aging(p);
+}
+
+void s2p_cap_aging(struct s2_prog *p)
+{
+	for (unsigned t = 0; p->age_pages && t < p->nthreads; t++)
+		for (unsigned i = 0; i < p->ninstr[t]; i++) {
+			struct s2p_instr *in = &p->prog[t][i];
+
+			if ((in->op == S2I_AGE || in->op == S2I_TEST_AGE) &&
+			    (in->npages == S2P_SIZE_BLOCK || in->npages == S2P_SIZE_ALL || in->npages > p->age_pages))
+				in->npages = p->age_pages;
+		}
 }

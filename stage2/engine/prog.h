@@ -68,7 +68,7 @@ struct s2_prog {
 	unsigned tlb;
 	enum s2_reuse reuse;
 	unsigned blocks;
-	unsigned age_pages;     /* the generator's aging ranges: at most this many pages (0: any) */
+	unsigned age_pages;     /* aging ranges of the generator and the AFL++ harness: at most this many pages (0: any) */
 	unsigned nsetup;
 	struct s2p_setup_op setup[S2P_SETUP];
 	unsigned nthreads;
@@ -91,6 +91,8 @@ size_t s2p_print(const struct s2_prog *p, char *out, size_t size);
  * one or two units (a vCPU, a faulting vCPU, the exclusive side, the
  * ager), the configuration taken from base. */
 void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed);
+/* p's aging ops over at most p->age_pages pages each (0: as they are). */
+void s2p_cap_aging(struct s2_prog *p);
 
 const char *s2p_op_name(unsigned op);
 /* What an op takes: an address (a), a size (s), r|w (w), a unit (u). */

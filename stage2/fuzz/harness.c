@@ -18,8 +18,10 @@
  * Environment (read once, before the fork server; a bad value: exit 2):
  *   S2_FUZZ_FLAGS       configuration flags of the engine's command line
  *                       (--age-lock=read --fwb=off ...), applied over
- *                       every decoded program: the run's mode. Age-lock and
- *                       age-rcu are not in the bytes (default write, on).
+ *                       every decoded program: the run's mode. The memory
+ *                       model, age-lock and age-rcu are not in the bytes
+ *                       (default sc, write, on); --age-pages=N caps each
+ *                       aging op's range at N pages.
  *   S2_FUZZ_SCRIPT_OUT  where to write the reported script too (tools/
  *                       explore reads the crash's script from there)
  *   S2_TREE_DESC        the tree the script names (its "tree" line)
@@ -57,6 +59,7 @@ static void program_of(const uint8_t *data, size_t len, struct s2_prog *p)
 	s2f_decode(data, len, granule_kb, p);
 	for (unsigned i = 0; i < nflags; i++)
 		s2p_config_flag(flags[i], p);
+	s2p_cap_aging(p);       /* --age-pages */
 	snprintf(p->tree, sizeof(p->tree), "%s", s2_tree_desc());
 }
 

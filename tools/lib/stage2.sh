@@ -210,7 +210,7 @@ stage2_explore_afl() {
     case "$a" in
       --strategy=afl|--seconds=*|--seed=*) ;;
       --seeds=*) seeds=${a#*=} ;;
-      --memory=*|--age-lock=*|--age-rcu=*|--hw-af=*|--tlb=*|--fwb=*|--tlb-range=*|--tlb-hints=*|--reuse=*|--blocks=*) flags+=("$a") ;;
+      --memory=*|--age-lock=*|--age-rcu=*|--hw-af=*|--tlb=*|--fwb=*|--tlb-range=*|--tlb-hints=*|--reuse=*|--blocks=*|--age-pages=*) flags+=("$a") ;;
       *) die "$a does not apply to --strategy=afl (docs/stage2.md, \"AFL++\")" ;;
     esac
   done
