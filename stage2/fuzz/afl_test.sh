@@ -10,7 +10,9 @@
 #          run alone, the crash's script (S2_FUZZ_SCRIPT_OUT) has a kind
 #          matching KIND_REGEX, and ENGINE (the same tree) replays it to
 #          that kind;
-#   clean: afl-fuzz runs SECONDS with no crash, and ran inputs.
+#   clean: afl-fuzz runs SECONDS with no crash, and ran inputs; and the
+#          engine's reads-from pairs reach AFL's map (afl-showmap on the
+#          first seed: more slots with FUZZ_FEATURES=1, the default, than 0).
 set -u
 mode=$1 seconds=$2 want=$3 harness=$4 engine=$5 AFL_LOG_BIN=$6
 shift 6
@@ -19,7 +21,7 @@ source tools/lib/common.sh
 source tools/lib/afl_explore.sh
 work=${TEST_TMPDIR:-$(mktemp -d)}/work
 mkdir -p "$work/all"
-seed=1 pass=()
+seed=1 pass=() slots=()
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
@@ -40,7 +42,14 @@ case $mode in
   clean)
     execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
     [ $rc = 0 ] && [ "${execs:-0}" -gt 0 ] && ok "clean for ${seconds}s ($execs execs)" \
-      || { tail -5 "$work/afl.log"; fail "clean run: exit $rc, ${execs:-no} execs: $(grep -m1 '^crash: ' <<<"$out")"; } ;;
+      || { tail -5 "$work/afl.log"; fail "clean run: exit $rc, ${execs:-no} execs: $(grep -m1 '^crash: ' <<<"$out")"; }
+    first=$(ls "$work"/in/*.bin | head -1)
+    for f in 0 1; do
+      FUZZ_FEATURES=$f afl-showmap -q -o "$work/map$f" -- "$harness" <"$first"
+      slots[f]=$(wc -l <"$work/map$f")
+    done
+    [ "${slots[1]}" -gt "${slots[0]}" ] && ok "reads-from pairs in AFL's map (${slots[0]} slots without, ${slots[1]} with)" \
+      || fail "the features add no map slots (${slots[0]} / ${slots[1]})" ;;
   find)
     crash=$(sed -n 's/^crash: \([^ ]*\) .*/\1/p' <<<"$out")
     if [ $rc = 3 ] && [ -f "$crash" ]; then
