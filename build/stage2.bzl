@@ -16,13 +16,16 @@ drivers over it.
     stage2_binary(name, tree, granule_kb, driver, test_args = None,
                   expect_violation = False)
                                         a driver over it: "hammer" (real
-                                        threads, stage2/stress/hammer.c) or
-                                        "engine" (stage2/engine/main.c); with
-                                        test_args a cc_test
+                                        threads, stage2/stress/hammer.c),
+                                        "engine" (stage2/engine/main.c) or
+                                        "afl_harness" (stage2/fuzz/harness.c:
+                                        AFL++ under --config=afl, else its
+                                        standalone driver); with test_args a
+                                        cc_test
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
-load(":drivers.bzl", "NATIVE_ONLY")
+load(":drivers.bzl", "FUZZ_COPTS", "FUZZ_LINKOPTS", "NATIVE_ONLY")
 load(":subjects.bzl", "KERNEL_WARNING_POLICY", "SCHED_COPTS", "SUBJECT_COVERAGE_COPTS", "SUBJECT_COVERAGE_LINKOPTS", "WARNINGS_AS_ERRORS")
 
 S2_GRANULES = [4, 16, 64]
@@ -129,8 +132,19 @@ def stage2_tree_library(name, tree, granule_kb, tags = []):
     )
 
 S2_DRIVERS = {
-    "hammer": struct(main = "//stage2/stress:hammer.c", deps = ["//stage2/runtime:runtime"], copts = []),
-    "engine": struct(main = "//stage2/engine:main.c", deps = ["//stage2/engine:engine_lib"], copts = SCHED_COPTS + ["-DS2_SCHED"]),
+    "hammer": struct(main = "//stage2/stress:hammer.c", deps = ["//stage2/runtime:runtime"], copts = [], linkopts = []),
+    "engine": struct(
+        main = "//stage2/engine:main.c",
+        deps = ["//stage2/engine:engine_lib", "//stage2/fuzz:codec"],
+        copts = SCHED_COPTS + ["-DS2_SCHED"],
+        linkopts = [],
+    ),
+    "afl_harness": struct(
+        main = "//stage2/fuzz:harness.c",
+        deps = ["//stage2/engine:engine_lib", "//stage2/fuzz:codec", "//fuzz:entry"],
+        copts = SCHED_COPTS + ["-DS2_SCHED"] + FUZZ_COPTS,
+        linkopts = FUZZ_LINKOPTS,
+    ),
 }
 
 def stage2_binary(name, tree, granule_kb, driver = "hammer", test_args = None, expect_violation = False, tags = [], data = []):
@@ -143,6 +157,7 @@ def stage2_binary(name, tree, granule_kb, driver = "hammer", test_args = None, e
         name = name,
         srcs = [d.main],
         copts = d.copts,
+        linkopts = d.linkopts,
         linkstatic = True,
         deps = [":" + name + "_tree"] + d.deps,
         tags = tags,

@@ -615,6 +615,8 @@ void eng_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *head))
 	head->func = func;
 	head->next = NULL;
 	head->seq = ++eng.cb_seq;
+	if (!eng.cb_tail)               /* queued before any eng_init (a set-up's) */
+		eng.cb_tail = &eng.cb_head;
 	*eng.cb_tail = head;
 	eng.cb_tail = &head->next;
 }

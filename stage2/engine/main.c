@@ -10,6 +10,9 @@
  *                         [--known=SIG[,SIG]] [--json=FILE]
  *   stage2-engine replay FILE... [--check-expect] [--known=SIG[,SIG]]
  *   stage2-engine gen N DIR [--seed=N] [config flags as explore]
+ *   stage2-engine encode TEXT OUT           a script's program as the bytes AFL++ mutates
+ *   stage2-engine decode BIN [config flags] bytes as the program the AFL++ harness runs
+ *                                           (stage2/fuzz/codec.h), printed as a script
  *
  * explore generates random programs (stage2/engine/prog.c), or takes one
  * (--program), or every other run one of DIR's scripts (--seeds), and runs each under a random or PCT schedule; the first violation is saved (with the
@@ -33,6 +36,7 @@
 #include "core/rng.h"
 #include "engine/watchdog.h"
 #include "stage2/engine/run.h"
+#include "stage2/fuzz/codec.h"
 #include "stage2/runtime/finding.h"
 #include "stage2/runtime/internal.h"
 #include "stage2/runtime/vm.h"
@@ -49,7 +53,9 @@ static int usage(void)
 		"                  [--blocks=N] [--age-pages=N] [--expect=KIND[|KIND]] [--keep-going] [--seeds=DIR]\n"
 		"                  [--known=SIG[,SIG]] [--json=FILE]\n"
 		"       %s replay FILE... [--check-expect] [--known=SIG[,SIG]]\n"
-		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n", prog, prog, prog);
+		"       %s gen N DIR [--seed=N] [configuration flags as explore]\n"
+		"       %s encode TEXT OUT\n"
+		"       %s decode BIN [configuration flags as explore]\n", prog, prog, prog, prog, prog);
 	return 2;
 }
 
@@ -68,62 +74,6 @@ static const char *opt(const char *arg, const char *name)
 	return !strncmp(arg, name, n) && arg[n] == '=' ? arg + n + 1 : NULL;
 }
 
-
-/* A configuration flag of explore and gen into p; 1 taken, 0 not one, -1 bad. */
-static int config_flag(const char *a, struct s2_prog *p)
-{
-	const char *v;
-
-	if ((v = opt(a, "--memory"))) {
-		if (mem_model_by_name(v) == MEM_MODEL_COUNT)
-			return -1;
-		p->memory = (uint8_t)mem_model_by_name(v);
-	} else if ((v = opt(a, "--age-lock"))) {
-		if (!strcmp(v, "write"))
-			p->age_lock = S2_AGE_WRITE;
-		else if (!strcmp(v, "read"))
-			p->age_lock = S2_AGE_READ;
-		else if (!strcmp(v, "none"))
-			p->age_lock = S2_AGE_NONE;
-		else
-			return -1;
-	} else if ((v = opt(a, "--age-rcu"))) {
-		return s2_parse_on_off(v, &p->age_rcu) ? 1 : -1;
-	} else if ((v = opt(a, "--hw-af"))) {
-		return s2_parse_on_off(v, &p->hw_af) ? 1 : -1;
-	} else if ((v = opt(a, "--fwb"))) {
-		return s2_parse_on_off(v, &p->fwb) ? 1 : -1;
-	} else if ((v = opt(a, "--tlb-range"))) {
-		return s2_parse_on_off(v, &p->tlb_range) ? 1 : -1;
-	} else if ((v = opt(a, "--tlb-hints"))) {
-		bool on;
-
-		if (!s2_parse_on_off(v, &on))
-			return -1;
-		p->ttl_ignored = !on;
-		return 1;
-	} else if ((v = opt(a, "--tlb"))) {
-		if ((p->tlb = (unsigned)atoi(v)) > 64)
-			return -1;
-	} else if ((v = opt(a, "--reuse"))) {
-		if (!strcmp(v, "quarantine"))
-			p->reuse = S2_REUSE_QUARANTINE;
-		else if (!strcmp(v, "immediate"))
-			p->reuse = S2_REUSE_IMMEDIATE;
-		else if (!strcmp(v, "never"))
-			p->reuse = S2_REUSE_NEVER;
-		else
-			return -1;
-	} else if ((v = opt(a, "--age-pages"))) {
-		p->age_pages = (unsigned)atoi(v);
-	} else if ((v = opt(a, "--blocks"))) {
-		if ((p->blocks = (unsigned)atoi(v)) < 1 || p->blocks > S2_MAX_UNITS)
-			return -1;
-	} else {
-		return 0;
-	}
-	return 1;
-}
 
 /* --known=SIG[,SIG]: 1 taken, 0 not it, -1 bad (said) */
 static int known_flag(const char *a)
@@ -306,7 +256,7 @@ static int cmd_explore(int argc, char **argv)
 	base_prog(&base);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *v;
-		int c = config_flag(a, &base);
+		int c = s2p_config_flag(a, &base);
 
 		if (c < 0) {
 			fprintf(stderr, "%s: bad value in %s\n", prog, a);
@@ -536,7 +486,7 @@ static int cmd_gen(int argc, char **argv)
 	base_prog(&base);
 	for (int i = 2; i < argc; i++) {
 		const char *v;
-		int c = config_flag(argv[i], &base);
+		int c = s2p_config_flag(argv[i], &base);
 
 		if (c < 0)
 			return usage();
@@ -561,6 +511,84 @@ static int cmd_gen(int argc, char **argv)
 	return 0;
 }
 
+/* encode TEXT OUT: the script's program (its schedule and choices too) in
+ * the byte form (stage2/fuzz/codec.h), checked to decode to the same
+ * program; 2 if it cannot be said in bytes. */
+static int cmd_encode(int argc, char **argv)
+{
+	static struct s2_prog p, back;
+	static uint8_t bytes[S2F_MAX_BYTES];
+	static char a[S2P_TEXT_MAX], b[S2P_TEXT_MAX];
+	char err[256], *text;
+	size_t n;
+	FILE *f;
+
+	if (argc != 2)
+		return usage();
+	if (!(text = read_all(argv[0]))) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", prog, argv[0], strerror(errno));
+		return 2;
+	}
+	if (s2p_parse(text, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, argv[0], err);
+		free(text);
+		return 2;
+	}
+	free(text);
+	if (!(n = s2f_encode(&p, bytes, err, sizeof(err)))) {
+		fprintf(stderr, "%s: %s: not in the byte form: %s\n", prog, argv[0], err);
+		return 2;
+	}
+	/* what the bytes do not carry: the run's mode, the tree, the expectation */
+	s2f_decode(bytes, n, p.granule_kb, &back);
+	back.memory = p.memory;
+	back.age_lock = p.age_lock;
+	back.age_rcu = p.age_rcu;
+	back.expect = p.expect;
+	memcpy(back.tree, p.tree, sizeof(p.tree));
+	s2p_print(&p, a, sizeof(a));
+	s2p_print(&back, b, sizeof(b));
+	if (strcmp(a, b)) {
+		fprintf(stderr, "%s: %s: the bytes decode to another program (a codec bug):\n%s", prog, argv[0], b);
+		return 2;
+	}
+	if (!(f = fopen(argv[1], "wb")) || fwrite(bytes, 1, n, f) != n || fclose(f)) {
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, argv[1], strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* decode BIN [flags]: the program the AFL++ harness runs for these bytes
+ * (at this binary's granule, the flags as S2_FUZZ_FLAGS), as a script. */
+static int cmd_decode(int argc, char **argv)
+{
+	static struct s2_prog p;
+	static uint8_t bytes[S2F_MAX_BYTES];
+	static char text[S2P_TEXT_MAX];
+	FILE *f;
+	size_t n;
+
+	if (argc < 1)
+		return usage();
+	if (!(f = fopen(argv[0], "rb"))) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", prog, argv[0], strerror(errno));
+		return 2;
+	}
+	n = fread(bytes, 1, sizeof(bytes), f);
+	fclose(f);
+	s2f_decode(bytes, n, 1u << (s2_tree.page_shift - 10), &p);
+	for (int i = 1; i < argc; i++)
+		if (s2p_config_flag(argv[i], &p) != 1) {
+			fprintf(stderr, "%s: decode: '%s' is not a configuration flag\n", prog, argv[i]);
+			return 2;
+		}
+	s2p_cap_aging(&p);
+	snprintf(p.tree, sizeof(p.tree), "%s", s2_tree_desc());
+	fwrite(text, 1, s2p_print(&p, text, sizeof(text)), stdout);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -571,5 +599,9 @@ int main(int argc, char **argv)
 		return cmd_replay(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "gen"))
 		return cmd_gen(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "encode"))
+		return cmd_encode(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "decode"))
+		return cmd_decode(argc - 2, argv + 2);
 	return usage();
 }

@@ -25,12 +25,14 @@ static const char *const setup_names[S2S_COUNT] = {
 
 const char *s2p_op_name(unsigned op) { return op < S2I_COUNT ? op_names[op] : "?"; }
 
-/* What an op takes: an address (a), a size (s), r|w (w), a unit (u). */
+/* what an op takes (s2p_op_args, prog.h) */
 static const char *const op_args[S2I_COUNT] = {
 	[S2I_ACCESS] = "aw", [S2I_FAULT] = "aw", [S2I_PERM] = "a", [S2I_MKYOUNG] = "a", [S2I_REMAP] = "a",
 	[S2I_UNMAP] = "as", [S2I_WRPROTECT] = "as", [S2I_SPLIT] = "as", [S2I_FLUSH] = "as",
 	[S2I_LOG_OFF] = "u", [S2I_MIGRATE] = "u", [S2I_AGE] = "as", [S2I_TEST_AGE] = "as", [S2I_GP] = "",
 };
+
+const char *s2p_op_args(unsigned op) { return op < S2I_COUNT ? op_args[op] : ""; }
 
 static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 {
@@ -340,10 +342,74 @@ size_t s2p_print(const struct s2_prog *p, char *out, size_t size)
 	return n;
 }
 
+/* ---- the command lines' configuration flags ---------------------------------- */
+
+/* The value of --name=value, or NULL if arg is not that flag. */
+static const char *flag_value(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strncmp(arg, name, n) && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+int s2p_config_flag(const char *a, struct s2_prog *p)
+{
+	const char *v;
+
+	if ((v = flag_value(a, "--memory"))) {
+		if (mem_model_by_name(v) == MEM_MODEL_COUNT)
+			return -1;
+		p->memory = (uint8_t)mem_model_by_name(v);
+	} else if ((v = flag_value(a, "--age-lock"))) {
+		if (!strcmp(v, "write"))
+			p->age_lock = S2_AGE_WRITE;
+		else if (!strcmp(v, "read"))
+			p->age_lock = S2_AGE_READ;
+		else if (!strcmp(v, "none"))
+			p->age_lock = S2_AGE_NONE;
+		else
+			return -1;
+	} else if ((v = flag_value(a, "--age-rcu"))) {
+		return s2_parse_on_off(v, &p->age_rcu) ? 1 : -1;
+	} else if ((v = flag_value(a, "--hw-af"))) {
+		return s2_parse_on_off(v, &p->hw_af) ? 1 : -1;
+	} else if ((v = flag_value(a, "--fwb"))) {
+		return s2_parse_on_off(v, &p->fwb) ? 1 : -1;
+	} else if ((v = flag_value(a, "--tlb-range"))) {
+		return s2_parse_on_off(v, &p->tlb_range) ? 1 : -1;
+	} else if ((v = flag_value(a, "--tlb-hints"))) {
+		bool on;
+
+		if (!s2_parse_on_off(v, &on))
+			return -1;
+		p->ttl_ignored = !on;
+		return 1;
+	} else if ((v = flag_value(a, "--tlb"))) {
+		if ((p->tlb = (unsigned)atoi(v)) > 64)
+			return -1;
+	} else if ((v = flag_value(a, "--reuse"))) {
+		if (!strcmp(v, "quarantine"))
+			p->reuse = S2_REUSE_QUARANTINE;
+		else if (!strcmp(v, "immediate"))
+			p->reuse = S2_REUSE_IMMEDIATE;
+		else if (!strcmp(v, "never"))
+			p->reuse = S2_REUSE_NEVER;
+		else
+			return -1;
+	} else if ((v = flag_value(a, "--age-pages"))) {
+		p->age_pages = (unsigned)atoi(v);
+	} else if ((v = flag_value(a, "--blocks"))) {
+		if ((p->blocks = (unsigned)atoi(v)) < 1 || p->blocks > S2_MAX_UNITS)
+			return -1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
 /* ---- the generator ---------------------------------------------------------- */
 
-/* Pages a unit holds at this granule (a level-2 block of pages). */
-static unsigned unit_pages(unsigned granule_kb)
+unsigned s2p_unit_pages(unsigned granule_kb)
 {
 	unsigned ps = granule_kb == 4 ? 12 : granule_kb == 16 ? 14 : 16;
 
@@ -380,7 +446,7 @@ static uint32_t a_size(uint64_t *r)
 void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed)
 {
 	uint64_t r = seed * 0x9e3779b97f4a7c15ULL + 1;
-	unsigned up = unit_pages(base->granule_kb), units = base->blocks;
+	unsigned up = s2p_unit_pages(base->granule_kb), units = base->blocks;
 	/* per thread role: the ops it draws from */
 	static const uint8_t vcpu_ops[] = { S2I_ACCESS, S2I_ACCESS, S2I_ACCESS, S2I_FAULT, S2I_MKYOUNG };
 	static const uint8_t fault_ops[] = { S2I_FAULT, S2I_PERM, S2I_MKYOUNG, S2I_REMAP, S2I_ACCESS };
@@ -447,9 +513,19 @@ void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed)
 			in->at = near(&r, units, up);
 			in->write = rng_below(&r, 2);
 			in->npages = a_size(&r);
-			if ((in->op == S2I_AGE || in->op == S2I_TEST_AGE) && base->age_pages &&
-			    (in->npages == S2P_SIZE_BLOCK || in->npages == S2P_SIZE_ALL || in->npages > base->age_pages))
-				in->npages = base->age_pages;
 		}
 	}
+	s2p_cap_aging(p);
+}
+
+void s2p_cap_aging(struct s2_prog *p)
+{
+	for (unsigned t = 0; p->age_pages && t < p->nthreads; t++)
+		for (unsigned i = 0; i < p->ninstr[t]; i++) {
+			struct s2p_instr *in = &p->prog[t][i];
+
+			if ((in->op == S2I_AGE || in->op == S2I_TEST_AGE) &&
+			    (in->npages == S2P_SIZE_BLOCK || in->npages == S2P_SIZE_ALL || in->npages > p->age_pages))
+				in->npages = p->age_pages;
+		}
 }

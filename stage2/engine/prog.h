@@ -68,7 +68,7 @@ struct s2_prog {
 	unsigned tlb;
 	enum s2_reuse reuse;
 	unsigned blocks;
-	unsigned age_pages;     /* the generator's aging ranges: at most this many pages (0: any) */
+	unsigned age_pages;     /* aging ranges of the generator and the AFL++ harness: at most this many pages (0: any) */
 	unsigned nsetup;
 	struct s2p_setup_op setup[S2P_SETUP];
 	unsigned nthreads;
@@ -91,7 +91,19 @@ size_t s2p_print(const struct s2_prog *p, char *out, size_t size);
  * one or two units (a vCPU, a faulting vCPU, the exclusive side, the
  * ager), the configuration taken from base. */
 void s2p_generate(struct s2_prog *p, const struct s2_prog *base, uint64_t seed);
+/* p's aging ops over at most p->age_pages pages each (0: as they are). */
+void s2p_cap_aging(struct s2_prog *p);
 
 const char *s2p_op_name(unsigned op);
+/* What an op takes: an address (a), a size (s), r|w (w), a unit (u). */
+const char *s2p_op_args(unsigned op);
+/* Pages a unit holds at this granule (a level-2 block of pages). */
+unsigned s2p_unit_pages(unsigned granule_kb);
+
+/* A configuration flag of the command lines (--memory=, --age-lock=,
+ * --age-rcu=, --hw-af=, --tlb=, --fwb=, --tlb-range=, --tlb-hints=,
+ * --reuse=, --age-pages=, --blocks=) into p: 1 taken, 0 not one, -1 a bad
+ * value. */
+int s2p_config_flag(const char *arg, struct s2_prog *p);
 
 #endif

@@ -11,9 +11,17 @@
 static const struct s2_prog *P;
 static struct s2_vcpu vcpus[S2P_THREADS];
 static struct s2_thread setup_t;
+static int found_tid, found_instr;      /* where the run's violation was reported */
+static bool in_setup;
 
 static void stop_run(void)
 {
+	if (in_setup)
+		found_tid = S2_VIO_SETUP;
+	else if (eng.cur >= 0 && found_tid < 0) {
+		found_tid = eng.cur;
+		found_instr = (int)eng.th[eng.cur].instr;
+	}
 	if (eng.cur >= 0)
 		eng_stop();
 	eng.stop = true;
@@ -134,7 +142,10 @@ static void set_up(void)
 		switch (s->op) {
 		case S2S_MAP_BLOCK:
 			atomic_store(&vm->unit[u].huge, true);
-			atomic_store(&vm->unit[u].logging, false);
+			/* a block maps with logging off: switched off as log-off
+			 * does it (the write-protect is no longer owed) */
+			if (atomic_load(&vm->unit[u].logging))
+				s2_log_off(&setup_t, u);
 			s2_fault(&setup_t, &mc, base, false, false, 3, atomic_load(&vm->inval_seq));
 			break;
 		case S2S_MAP_PAGE:
@@ -177,7 +188,7 @@ enum s2_run_status s2_run(const struct s2_prog *p, const struct eng_policy *give
 	char err[256];
 
 	memset(r, 0, sizeof(*r));
-	r->vio_tid = r->vio_instr = -1;
+	r->vio_tid = r->vio_instr = found_tid = found_instr = -1;
 	if (p->granule_kb != 1u << (s2_tree.page_shift - 10)) {
 		snprintf(r->error, sizeof(r->error), "the program is for granule %uk, this binary's tree is built for %uk",
 			 p->granule_kb, 1u << (s2_tree.page_shift - 10));
@@ -211,7 +222,12 @@ enum s2_run_status s2_run(const struct s2_prog *p, const struct eng_policy *give
 	}
 	/* again, with the arena's size: what it follows into */
 	s2_thread_attach(&setup_t, S2P_THREADS, "setup");
+	in_setup = true;
 	set_up();
+	/* what the set-up handed to call_rcu (a block mapped over a table):
+	 * no thread runs yet, so its grace period is over */
+	eng_rcu_barrier();
+	in_setup = false;
 	if (pol.kind == ES_SCRIPT) {
 		pol.sched = p->sched;
 		pol.nsched = p->nsched;
@@ -258,8 +274,11 @@ enum s2_run_status s2_run(const struct s2_prog *p, const struct eng_policy *give
 		}
 		r->status = s2_stopping() ? S2R_VIOLATION : S2R_CLEAN;
 	}
-	if (r->status == S2R_VIOLATION)
+	if (r->status == S2R_VIOLATION) {
 		r->vio = s2_found;
+		r->vio_tid = found_tid;
+		r->vio_instr = found_instr;
+	}
 	eng_rcu_barrier();
 	for (unsigned t = 0; t < S2P_THREADS; t++)
 		s2_mc_free(&vcpus[t].mc);

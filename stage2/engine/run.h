@@ -13,9 +13,13 @@
 
 enum s2_run_status { S2R_CLEAN, S2R_VIOLATION, S2R_LIMIT, S2R_ERROR };
 
+#define S2_VIO_SETUP (-2)
+
 struct s2_run_result {
 	enum s2_run_status status;
 	struct s2_violation vio;
+	/* the thread and instruction that saw it; S2_VIO_SETUP in the set-up,
+	 * -1 the checks at the end */
 	int vio_tid, vio_instr;
 	uint64_t steps, hash;
 	const uint8_t *taken, *taken_choices;

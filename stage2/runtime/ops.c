@@ -404,9 +404,17 @@ bool s2_age(struct s2_thread *t, uint64_t start, uint64_t size, bool mkold)
 	uint64_t s0 = s2_tick(), s1, lo, hi;
 	bool young, def_young = false, def_old = true, calm = true;
 	uint64_t witness = 0;
+	uint64_t begun = atomic_fetch_add(&vm->ages_begun, 1), ended = atomic_load(&vm->ages_ended);
 
 	count(mkold ? S2_OP_AGE : S2_OP_TEST_AGE);
 	young = age_call(t, start, size, mkold, &lo, &hi);
+	/* Another aging call overlapping this one (possible without the lock
+	 * for write) may clear an access flag this call then finds old, and
+	 * marks the pages aged only once it returns: a race the truth's ticks
+	 * do not see, so this call's answer is not judged calm. */
+	if (begun != ended || atomic_load(&vm->ages_begun) != begun + 1)
+		calm = false;
+	atomic_fetch_add(&vm->ages_ended, 1);
 	s1 = s2_tick();
 	/* the VM torn down (--teardown-race): no stage 2 to judge aging by;
 	 * the guest's last accesses went with it */

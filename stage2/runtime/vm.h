@@ -57,6 +57,9 @@ struct s2_vm {
 	/* bumped (under the lock for write) by every invalidation and memslot
 	 * change: a fault that sampled an older value retries */
 	_Atomic uint64_t inval_seq;
+	/* aging calls begun and ended: the truth's test that no other call
+	 * overlapped one (stage2/runtime/ops.c, s2_age) */
+	_Atomic uint64_t ages_begun, ages_ended;
 };
 
 extern struct s2_vm s2_vm;

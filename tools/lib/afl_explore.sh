@@ -6,7 +6,7 @@
 # its subject). Needs common.sh.
 #
 # afl_explore_check: the environment and the arguments (sets seconds, seed
-# from pass[]; the mutator's settings)
+# from pass[]: afl_explore_args; the mutator's settings)
 # afl_explore_run: with asm, fuzztool (//fuzz tools), harness (the AFL++
 # build), engine (the engine's command line for the same subject), variant,
 # kb, save, reader/tree (a plug-in or tree subject), pass[] (--tlb,
@@ -16,22 +16,111 @@
 # common.sh's afl_cpu); FUZZ_QUEUE=weighted|sequential: afl-fuzz's queue
 # selection (mutator_env); FUZZ_KNOWN=KIND:OP:FUNCTION,...: known bugs, never a
 # crash (fuzz/harness.c) and kept out of the crash's shrinking.
+#
+# What both subjects' AFL++ runs share (tools/lib/stage2.sh's
+# stage2_explore_afl is the other caller):
+# afl_explore_args: seconds and seed from pass[] (default 60 and 1),
+# checked with the environment and afl-fuzz being there.
+# afl_explore_seeds FOUND CMD...: each $work/all/*.bin that CMD FILE runs
+# without a crash goes to $work/in; one that crashes is handed to FOUND FILE
+# WHEN (a finding at time 0: afl-fuzz would set it aside unreported).
+# afl_explore_fuzz [VAR=VALUE...] -- AFL-FUZZ-ARGS... -- HARNESS: afl-fuzz
+# from $work/in into $work/out for $seconds (bounded by AFL_DEADLINE),
+# pinned, logged to $work/afl.log, stopping at the first crash; with none,
+# prints "explore: no violation in ..." and exits 0; else sets afl_crash and
+# afl_when.
+# afl_explore_report TXT WHEN: the finding's lines (the script's "# finding:"
+# line, kind, where it is saved, how to replay) and exit 1.
+# afl_explore_not_replayed TXT WHEN: a crash the engine does not reproduce,
+# kept in TXT and named, not a finding; exit 0.
 
 afl_explore_check() {
+  afl_explore_args
+  if [[ ${mutator:-1} = 1 ]]; then mutator_lib; else no_mutator; fi
+}
+
+afl_explore_args() {
   local a
   seconds=60 seed=1
   for a in "${pass[@]}"; do
     case "$a" in --seconds=*) seconds=${a#*=} ;; --seed=*) seed=${a#*=} ;; esac
   done
   afl_env_check
-  if [[ ${mutator:-1} = 1 ]]; then mutator_lib; else no_mutator; fi
   [[ "$seconds" =~ ^[0-9]+$ && "$seconds" -gt 0 ]] || die "--seconds must be a whole number of seconds for afl"
   [[ "$seed" =~ ^[0-9]+$ ]] || die "--seed must be a number"
   command -v afl-fuzz >/dev/null || die "afl-fuzz not found (tools/setup installs afl++)"
 }
 
+afl_explore_seeds() {
+  local found=$1 f
+  shift
+  mkdir -p "$work/in"
+  for f in "$work"/all/*.bin; do
+    [[ -e "$f" ]] || continue
+    if ("$@" "$f"; exit $?) >/dev/null 2>&1; then
+      mv "$f" "$work/in/"
+    else
+      "$found" "$f" "by the seed $(basename "${f%.bin}") itself (0 s)"
+    fi
+  done
+}
+
+afl_explore_fuzz() {
+  local env=() args=() harness start end execs
+  while [[ $# -gt 0 && $1 != -- ]]; do env+=("$1"); shift; done
+  shift
+  while [[ $# -gt 0 && $1 != -- ]]; do args+=("$1"); shift; done
+  shift
+  harness=$1
+  # AFL_DEADLINE (epoch seconds): afl-fuzz ends by then, however long the
+  # seeds took to make
+  if [[ -n "${AFL_DEADLINE:-}" ]]; then
+    local until=$(( AFL_DEADLINE - EPOCHSECONDS - 2 ))
+    [[ $until -lt $seconds ]] && seconds=$until
+    if [[ $seconds -lt 1 ]]; then
+      echo "explore: no violation in 0s of AFL++ (0 execs): no time left after the seeds"
+      exit 0
+    fi
+  fi
+  afl_cpu
+  start=$(date +%s.%N)
+  env "${env[@]}" AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 AFL_SKIP_CPUFREQ=1 \
+    AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
+    "${AFL_PIN[@]}" afl-fuzz "${args[@]}" -i "$work/in" -o "$work/out" -V "$seconds" -s "$seed" \
+    -- "$harness" 2>&1 | afl_log "$work/afl.log"
+  end=$(date +%s.%N)
+  if [[ -n "${queue_out:-}" ]]; then      # the inputs AFL++ kept (tools/check replays them for coverage)
+    mkdir -p "$queue_out" && cp "$work"/out/default/queue/id:* "$queue_out/" 2>/dev/null
+  fi
+  afl_crash=$(ls "$work"/out/default/crashes/id:* 2>/dev/null | head -1)
+  if [[ -z "$afl_crash" ]]; then
+    if grep -qE "PROGRAM ABORT" "$work/afl.log"; then tail -20 "$work/afl.log" >&2; die "afl-fuzz failed (above)"; fi
+    execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
+    echo "explore: no violation in ${seconds}s of AFL++ (${execs:-?} execs)"
+    exit 0
+  fi
+  afl_when=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "after %.1f s of AFL++", b - a }')
+}
+
+afl_explore_report() {
+  local txt=$1 kind
+  kind=$(sed -n 's/^expect //p' "$txt")
+  sed -n 's/^# finding: /explore: finding: /p' "$txt"
+  echo "explore: ${kind:-unknown} violation $2; script saved to $txt"
+  echo "explore: replay with tools/repro $txt"
+  exit 1
+}
+
+afl_explore_not_replayed() {
+  local execs
+  echo "explore: a crash that does not replay outside AFL++: $1 ($2; the engine replays it clean)"
+  execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
+  echo "explore: no violation in ${seconds:-0}s of AFL++ (${execs:-0} execs)"
+  exit 0
+}
+
 afl_explore_run() {
-  local a built work f start end crash execs
+  local a built f
   built=$(ENGINE_PROG=$tool "$engine" list)
   grep -qx "$variant ${kb}k" <<<"$built" ||
     die "variant '$variant' is not built for granule ${kb}k ($engine list)"
@@ -71,45 +160,13 @@ afl_explore_run() {
     add_lines "$lines${memory:+${lines:+$'\n'}memory $memory}" <"$f" >"$work/gen.txt"
     "$asm" "$work/gen.txt" "$work/all/gen-$(basename "${f%.txt}").bin" >/dev/null 2>&1
   done
-  # A seed that already violates is a finding at time 0 (afl-fuzz would set
-  # crashing seeds aside without reporting them): it goes the way of a crash.
-  for f in "$work"/all/*.bin; do
-    if (FUZZ_VARIANT=$variant FUZZ_GRANULE=${kb}k "$harness" "$f"; exit $?) >/dev/null 2>&1; then
-      mv "$f" "$work/in/"
-    else
-      found_crash "$f" "by the seed $(basename "${f%.bin}") itself (0 s)"
-    fi
-  done
+  # A seed that already violates is a finding at time 0: it goes the way of a crash.
+  afl_explore_seeds found_crash env FUZZ_VARIANT="$variant" FUZZ_GRANULE="${kb}k" "$harness"
   ls "$work"/in/*.bin >/dev/null 2>&1 || die "no ${kb}k seed scripts to start from"
-  # AFL_DEADLINE (epoch seconds): afl-fuzz ends by then, however long the
-  # seeds took to make
-  if [[ -n "${AFL_DEADLINE:-}" ]]; then
-    local until=$(( AFL_DEADLINE - EPOCHSECONDS - 2 ))
-    [[ $until -lt $seconds ]] && seconds=$until
-    if [[ $seconds -lt 1 ]]; then
-      echo "explore: no violation in 0s of AFL++ (0 execs): no time left after the seeds"
-      exit 0
-    fi
-  fi
   echo "$tool: afl-fuzz on $variant ${kb}k for up to ${seconds}s (seed $seed) ..." >&2
-  afl_cpu
-  start=$(date +%s.%N)
-  FUZZ_VARIANT=$variant FUZZ_GRANULE=${kb}k AFL_NO_UI=1 AFL_BENCH_UNTIL_CRASH=1 AFL_SKIP_CPUFREQ=1 \
-    AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1 \
-    env "${MUTATOR_ENV[@]}" "${AFL_PIN[@]}" afl-fuzz "${MUTATOR_ARGS[@]}" -i "$work/in" -o "$work/out" -x "$ws/fuzz/script.dict" -V "$seconds" -s "$seed" -t 1000 \
-    -- "$harness" 2>&1 | afl_log "$work/afl.log"
-  end=$(date +%s.%N)
-  if [[ -n "$queue_out" ]]; then      # the inputs AFL++ kept (tools/check replays them for coverage)
-    mkdir -p "$queue_out" && cp "$work"/out/default/queue/id:* "$queue_out/" 2>/dev/null
-  fi
-  crash=$(ls "$work"/out/default/crashes/id:* 2>/dev/null | head -1)
-  if [[ -z "$crash" ]]; then
-    if grep -qE "PROGRAM ABORT" "$work/afl.log"; then tail -20 "$work/afl.log" >&2; die "afl-fuzz failed (above)"; fi
-    execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
-    echo "explore: no violation in ${seconds}s of AFL++ (${execs:-?} execs)"
-    exit 0
-  fi
-  found_crash "$crash" "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "after %.1f s of AFL++", b - a }')"
+  afl_explore_fuzz FUZZ_VARIANT="$variant" FUZZ_GRANULE="${kb}k" "${MUTATOR_ENV[@]}" \
+    -- "${MUTATOR_ARGS[@]}" -x "$ws/fuzz/script.dict" -t 1000 -- "$harness"
+  found_crash "$afl_crash" "$afl_when"
 }
 
 # found_crash FILE WHEN: a harness input that violates, read leniently and
@@ -117,7 +174,7 @@ afl_explore_run() {
 # plug-in or tree is not built into fuzztool, so it rewrites for baseline
 # and the variant line is set here), shrunk, saved, reported; exits 1.
 found_crash() {
-  local crash=$1 when=$2 builtin=$variant txt kind
+  local crash=$1 when=$2 builtin=$variant txt
   [[ -n "$reader$tree" ]] && builtin=baseline
   "$fuzztool" retarget "$crash" --target="$builtin:${kb}k" -o "$work/crash.txt" >/dev/null 2>&1 ||
     die "cannot read the crash $crash"
@@ -131,18 +188,11 @@ found_crash() {
     if ENGINE_PROG=$tool "$engine" replay "$work/crash.txt" ${FUZZ_KNOWN:+--known="$FUZZ_KNOWN"} >/dev/null 2>&1; then
       txt="$save/not-replayed-$variant-${kb}k-$(date +%s).txt"
       cp "$work/crash.txt" "$txt"
-      echo "explore: a crash that does not replay outside AFL++: $txt ($when; the engine replays it clean)"
-      execs=$(afl_stat "$work/out/default/fuzzer_stats" execs_done)
-      echo "explore: no violation in ${seconds:-0}s of AFL++ (${execs:-0} execs)"
-      exit 0
+      afl_explore_not_replayed "$txt" "$when"
     fi
     cp "$work/crash.txt" "$txt"
     echo "$tool: the crash replays outside AFL++ but did not shrink; saved as found" >&2
   fi
-  kind=$(sed -n 's/^expect //p' "$txt")
-  sed -n 's/^# finding: /explore: finding: /p' "$txt"
-  echo "explore: ${kind:-unknown} violation $when; script saved to $txt"
-  echo "explore: replay with tools/repro $txt"
-  exit 1
+  afl_explore_report "$txt" "$when"
 }
 

@@ -24,6 +24,11 @@
 #       pass through, `bazel run //stage2/kernel_tree:engine_current_4k --
 #       --help`; --strategy=random|pct|burst); a violation is saved as
 #       a script in DIR (default explore-findings/) naming the tree it ran on.
+#   tools/explore --subject=stage2 --strategy=afl [tree as above] --seconds=N --seed=N [--save=DIR]
+#                 [--seeds=DIR] [configuration flags: --age-lock=, --fwb=, ...]
+#       AFL++ over the tree's programs in the byte form (stage2/fuzz/:
+#       stage2_explore_afl below); a crash is saved as a script the engine
+#       replays, and reported as the first subject's AFL++ runs report.
 #   --coverage[=DIR] (tools/hammer, tools/explore): the build is the
 #       coverage build (--config=subjcov) and the run's coverage of the
 #       tree's pgtable.c is written to DIR (default stage2-coverage/):
@@ -129,20 +134,22 @@ stage2_prepare() {
   stage2_check_mmu "$tree" "$patch"
 }
 
-# stage2_build DRIVER KB: after stage2_prepare, the driver (hammer | engine)
-# over the copies for granule KB; sets s2_bin. A tree that does not build
-# ends the tool (exit 2) with the probe's message at the tree's paths.
+# stage2_build DRIVER KB: after stage2_prepare, the driver (hammer | engine
+# | afl_harness, the last with afl-clang-fast) over the copies for granule
+# KB; sets s2_bin. A tree that does not build ends the tool (exit 2) with
+# the probe's message at the tree's paths.
 stage2_build() {
-  local config=()
+  local config=() name=bin
   [[ -n "$s2_cov" ]] && config=(--config=subjcov)
-  printf 'stage2_binary(name = "bin", tree = "t", granule_kb = %d, driver = "%s")\n' "$2" "$1" >>"$s2_pkgdir/BUILD"
-  echo "$tool: building $s2_label (stage 2, granule ${2}k${s2_cov:+, with coverage}) ..." >&2
-  if ! bazel_build "${config[@]}" "//$s2_pkg:bin"; then
+  [[ $1 = afl_harness ]] && config=(--config=afl) name=afl_harness
+  printf 'stage2_binary(name = "%s", tree = "t", granule_kb = %d, driver = "%s")\n' "$name" "$2" "$1" >>"$s2_pkgdir/BUILD"
+  echo "$tool: building $s2_label (stage 2, granule ${2}k${s2_cov:+, with coverage}${config:+, ${config[0]#--config=}}) ..." >&2
+  if ! bazel_build "${config[@]}" "//$s2_pkg:$name"; then
     grep -vE '^ERROR: .*(error executing command|failed to build)|^Use --sandbox_debug' <<<"$bazel_errors" |
       sed -e "s|\(\./\)\?$s2_pkg/testdata/t/|$s2_tree/|g" >&2
     die "$s2_label does not build on the stage-2 shim (stage2/kernel_tree/shim/; the probe's message above)"
   fi
-  s2_bin="$(bazel_bin "${config[@]}")/$s2_pkg/bin"
+  s2_bin="$(bazel_bin "${config[@]}")/$s2_pkg/$name"
   if [[ -n "$s2_cov" ]]; then
     mkdir -p "$s2_cov/raw" || die "cannot make $s2_cov"
     rm -f "$s2_cov"/raw/*.profraw
@@ -186,6 +193,73 @@ stage2_tree_of_script() {
   s2_tree=$t s2_patch=$p
 }
 
+# stage2_explore_afl: tools/explore --subject=stage2 --strategy=afl, after
+# stage2_prepare (with stage2_main's pass[], kb, save): AFL++
+# (tools/lib/afl_explore.sh) for --seconds on the tree's AFL++ harness
+# (stage2/fuzz/harness.c), from the seed programs (corpora/stage2/seeds, or
+# --seeds=DIR) and 32 generated ones, in the byte form (stage2/fuzz/codec.h).
+# The configuration flags given are the run's mode (S2_FUZZ_FLAGS: every
+# program runs with them); what they leave open is fuzzed, except age-lock
+# and age-rcu (write, on). Exit 0 clean, 1 a violation (replayed by the
+# engine, saved), as afl_explore_report / afl_explore_not_replayed say.
+stage2_explore_afl() {
+  local a f flags=() seeds=$ws/corpora/stage2/seeds engine harness
+  for a in "${pass[@]}"; do
+    case "$a" in
+      --strategy=afl|--seconds=*|--seed=*) ;;
+      --seeds=*) seeds=${a#*=} ;;
+      --memory=*|--age-lock=*|--age-rcu=*|--hw-af=*|--tlb=*|--fwb=*|--tlb-range=*|--tlb-hints=*|--reuse=*|--blocks=*|--age-pages=*) flags+=("$a") ;;
+      *) die "$a does not apply to --strategy=afl (docs/stage2.md, \"AFL++\")" ;;
+    esac
+  done
+  [[ -z "$s2_cov" ]] || die "--coverage does not apply to --strategy=afl"
+  source "$ws/tools/lib/afl_explore.sh"
+  afl_explore_args
+  afl_log_bin
+  stage2_build engine "$kb"; engine=$s2_bin
+  stage2_build afl_harness "$kb"; harness=$s2_bin
+  work=$(mktemp -d "${TMPDIR:-/tmp}/explore-afl.XXXXXX") || die "cannot make a work directory"
+  remove_at_exit "$work"
+  mkdir -p "$work/all" "$work/gen"
+  export S2_TREE_DESC=$s2_label S2_FUZZ_FLAGS="${flags[*]}"
+  "$engine" gen 32 "$work/gen" --seed="$seed" "${flags[@]}" || die "cannot generate seed programs"
+  for f in "$seeds"/*.txt "$work"/gen/*.txt; do
+    [[ -f "$f" ]] || continue
+    "$engine" encode "$f" "$work/all/$(basename "$(dirname "$f")")-$(basename "${f%.txt}").bin" ||
+      die "seed $f: not a program the byte form can say (above)"
+  done
+  afl_explore_seeds stage2_afl_found "$harness"
+  ls "$work"/in/*.bin >/dev/null 2>&1 || die "no seed programs to start from"
+  echo "$tool: afl-fuzz on $s2_label (stage 2, ${kb}k${flags:+, ${flags[*]}}) for up to ${seconds}s (seed $seed) ..." >&2
+  afl_explore_fuzz -- -t 1000 -- "$harness"
+  stage2_afl_found "$afl_crash" "$afl_when"
+}
+
+# stage2_afl_found CRASH WHEN: a crashing input, run alone by the harness,
+# which writes the script of the run (with the schedule and choices it
+# took); a finding if the engine replays that script to its kind, else
+# named as not replayed.
+stage2_afl_found() {
+  local crash=$1 when=$2 txt kind
+  mkdir -p "$save"
+  rm -f "$work/crash.txt"
+  (S2_FUZZ_SCRIPT_OUT=$work/crash.txt "$harness" "$crash"; exit $?) >/dev/null 2>&1
+  if [[ ! -s "$work/crash.txt" ]]; then      # clean alone: the program it decodes to
+    txt="$save/not-replayed-stage2-${kb}k-$(date +%s).txt"
+    "$engine" decode "$crash" "${flags[@]}" >"$txt"
+    afl_explore_not_replayed "$txt" "$when"
+  fi
+  if ! "$engine" replay --check-expect "$work/crash.txt" >"$work/replay.log" 2>&1; then
+    txt="$save/not-replayed-stage2-${kb}k-$(date +%s).txt"
+    cp "$work/crash.txt" "$txt"
+    afl_explore_not_replayed "$txt" "$when"
+  fi
+  kind=$(sed -n 's/^expect //p' "$work/crash.txt")
+  txt="$save/afl-$kind-${kb}k-$(date +%s).txt"
+  cp "$work/crash.txt" "$txt"
+  afl_explore_report "$txt" "$when"
+}
+
 stage2_main() {
   local granule=4k save="" file="" pass=() a kb repro rc
   s2_tree="" s2_patch="" s2_cov=""
@@ -201,8 +275,9 @@ stage2_main() {
       --save=*) save=$(abspath "${1#*=}"); shift ;;
       --coverage) s2_cov="$PWD/stage2-coverage"; shift ;;
       --coverage=*) s2_cov=$(abspath "${1#*=}"); shift ;;
-      --strategy=afl|--reader-file*|--variant*)
+      --reader-file*|--variant*)
         die "$1 does not apply to the stage-2 subject (docs/stage2.md)" ;;
+      --strategy=afl) [[ $tool = tools/explore ]] || die "$1 does not apply to $tool"; pass+=("$1"); shift ;;
       --svg*|--quiet|--timeline) shift ;;   # tools/repro's picture: the contpte engine's only
       -h|--help) sed -n '/^# The stage-2 path of each tool:/,/^# that does not apply/p' "$ws/tools/lib/stage2.sh" | sed 's/^# \{0,1\}//'; exit 0 ;;
       -*)
@@ -236,8 +311,9 @@ stage2_main() {
       parse_granule "$granule"
       [[ -n "$s2_tree" ]] || s2_tree="$ws/stage2/kernel_tree/testdata/current"
       stage2_prepare "$s2_tree" "$s2_patch"
-      stage2_build engine "$kb"
       [[ -n "$save" ]] || save="$PWD/explore-findings"
+      [[ " ${pass[*]} " = *" --strategy=afl "* ]] && { stage2_explore_afl; return $?; }
+      stage2_build engine "$kb"
       S2_TREE_DESC=$s2_label "$s2_bin" explore --save="$save" "${pass[@]}"
       rc=$?
       [[ -n "$s2_cov" ]] && stage2_coverage
