@@ -27,6 +27,8 @@
  *   S2_TREE_DESC        the tree the script names (its "tree" line)
  *   FUZZ_FEATURES       1 (default): the engine's reads-from pairs are
  *                       coverage too (fuzz/features.h); 0: edges only
+ *   FUZZ_KNOWN          signatures of bugs already known (SIG[,SIG],
+ *                       stage2/runtime/finding.h): counted, no crash
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -38,6 +40,7 @@
 
 #include "stage2/engine/run.h"
 #include "stage2/fuzz/codec.h"
+#include "stage2/runtime/finding.h"
 #include "stage2/runtime/s2.h"
 
 #define MAX_FLAGS 32
@@ -63,16 +66,6 @@ static void program_of(const uint8_t *data, size_t len, struct s2_prog *p)
 	snprintf(p->tree, sizeof(p->tree), "%s", s2_tree_desc());
 }
 
-/* Known signatures: none yet. Where the engine gets a list of known bugs
- * (a --known of stage 2), a violation it names returns here without a
- * crash, as fuzz/harness.c's FUZZ_KNOWN does for the first subject. */
-static bool known_violation(const struct s2_prog *p, const struct s2_run_result *r)
-{
-	(void)p;
-	(void)r;
-	return false;
-}
-
 #include "fuzz/features.h"
 
 static void fuzz_init(void)
@@ -83,6 +76,15 @@ static void fuzz_init(void)
 
 	signal(SIGHUP, SIG_DFL);        /* as fuzz/harness.c: die with a campaign's session */
 	granule_kb = 1u << (s2_tree.page_shift - 10);
+	/* the bugs already known, as fuzz/harness.c's FUZZ_KNOWN: counted by
+	 * the runtime, no crash, and the run goes on */
+	{
+		const char *known = getenv("FUZZ_KNOWN");
+		char err[512];
+
+		if (known && *known && s2_known_add(known, err, sizeof(err)))
+			die_usage("FUZZ_KNOWN:", err);
+	}
 	if (f && *f) {
 		char *copy = strdup(f), *save = NULL;
 
@@ -109,20 +111,20 @@ static void fuzz_init(void)
 	features_clear();
 }
 
-/* The violation's signature and place: KIND:OP at threadT.I (the op of the
- * instruction that saw it), KIND:setup at setup, or KIND:end at end (the
- * checks at quiescence and after teardown). */
+/* The violation's signature (kind:op:function, stage2/runtime/finding.h)
+ * and place: "SIG at threadT.I" (the instruction that saw it), "at setup",
+ * or "at end" (the checks at quiescence and after teardown). */
 static void finding_line(const struct s2_prog *p, const struct s2_run_result *r, char *buf, size_t len)
 {
-	const char *kind = s2_vkind_name(r->vio.kind);
+	char sig[160];
 
+	s2_signature(&r->vio, sig, sizeof(sig));
 	if (r->vio_tid >= 0 && r->vio_instr >= 0 && (unsigned)r->vio_instr < p->ninstr[r->vio_tid])
-		snprintf(buf, len, "%s:%s at thread%d.%d", kind, s2p_op_name(p->prog[r->vio_tid][r->vio_instr].op),
-			 r->vio_tid, r->vio_instr);
+		snprintf(buf, len, "%s at thread%d.%d", sig, r->vio_tid, r->vio_instr);
 	else if (r->vio_tid == S2_VIO_SETUP)
-		snprintf(buf, len, "%s:setup at setup", kind);
+		snprintf(buf, len, "%s at setup", sig);
 	else
-		snprintf(buf, len, "%s:end at end", kind);
+		snprintf(buf, len, "%s at end", sig);
 }
 
 static void report(struct s2_prog *p, const struct s2_run_result *r)
@@ -175,7 +177,7 @@ static void fuzz_one(const uint8_t *data, size_t len)
 	features_clear();
 	if (r.status == S2R_ERROR && errors++ < 10)
 		fprintf(stderr, "stage2 harness: run error (not a violation): %s\n", r.error);
-	if (r.status != S2R_VIOLATION || known_violation(&p, &r))
+	if (r.status != S2R_VIOLATION)      /* (a known signature is no violation: FUZZ_KNOWN) */
 		return;
 	report(&p, &r);
 	abort();

@@ -74,7 +74,7 @@ else fail "the harness crashed on random bytes: $(grep -m3 -E '====|finding' "$T
 rc=$?
 [ $rc -eq 134 ] && ok "the mutant's violation aborts (rc 134)" || fail "mutant: rc $rc, expected 134 (SIGABRT)"
 kind=$(sed -n 's/^expect //p' "$CRASH")
-for want in "^==== stage2 violation: $kind\$" "^finding: $kind:[a-z_-]+ at [a-z0-9.]+\$" '^stage2 script$' \
+for want in "^==== stage2 violation: $kind\$" "^finding: $kind:[a-z_]+:[a-z0-9_-]+ at [a-z0-9.]+\$" '^stage2 script$' \
             "^# finding: $kind:" "^expect $kind\$" '^---- end of script$'; do
   grep -qE -- "$want" "$TMP/report" && ok "report has /$want/" || fail "report lacks /$want/"
 done
