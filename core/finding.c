@@ -8,6 +8,7 @@
 
 #include "core/access.h"
 #include "core/ops.h"
+#include "core/signature.h"
 #include "core/where.h"
 
 void finding_begin(const char *op)
@@ -71,87 +72,52 @@ const char *finding_signature(const struct violation *v, char *buf, size_t len)
 
 /* ---- known signatures ------------------------------------------------------ */
 #define KNOWN_MAX 32
-#define NAME_MAX_LEN 64
 static struct known {
 	enum vkind kind;
-	char op[NAME_MAX_LEN], function[NAME_MAX_LEN];   /* "*": any */
+	char op[SIG_PART_MAX], function[SIG_PART_MAX];   /* "*": any */
 	uint64_t count;
 	double first_s;
 } known[KNOWN_MAX];
 static unsigned nknown;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool valid_op(const char *op)
+/* The ops a known signature may name: the writer ops, then the roles. */
+static const char *const *op_names(void)
 {
-	static const char *const roles[] = { FINDING_ROLES, "*", NULL };
+	static const char *names[OP_COUNT + 16];
 
-	for (const char *const *r = roles; *r; r++)
-		if (!strcmp(op, *r))
-			return true;
-	return op_by_name(op) != OP_COUNT;
-}
+	if (!names[0]) {
+		static const char *const roles[] = { FINDING_ROLES, NULL };
+		unsigned n = 0;
 
-static bool valid_function(const char *fn)
-{
-	if (!strcmp(fn, "-") || !strcmp(fn, "*"))
-		return true;
-	for (const char *c = fn; *c; c++)
-		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (c > fn && *c >= '0' && *c <= '9')))
-			return false;
-	return *fn != 0;
+		for (int i = 0; i < OP_COUNT; i++)
+			names[n++] = op_name((enum op)i);
+		for (const char *const *r = roles; *r; r++)
+			names[n++] = *r;
+	}
+	return names;
 }
 
 /* One "kind:op:function". */
 static int known_one(const char *sig, char *err, size_t errlen)
 {
-	char buf[3 * NAME_MAX_LEN], *op, *fn;
+	char kind[SIG_PART_MAX], op[SIG_PART_MAX], fn[SIG_PART_MAX];
 	struct known *k;
-	size_t off;
 
-	if (strlen(sig) >= sizeof(buf)) {
-		snprintf(err, errlen, "known signature '%.60s...' is too long", sig);
+	if (sig_split(sig, kind, op, fn, "fault_loop:fault:contpte_ptep_set_access_flags", err, errlen))
 		return -1;
-	}
-	snprintf(buf, sizeof(buf), "%s", sig);
-	op = strchr(buf, ':');
-	fn = op ? strchr(op + 1, ':') : NULL;
-	if (!op || !fn || strchr(fn + 1, ':')) {
-		snprintf(err, errlen, "known signature '%s' is not kind:op:function "
-			 "(e.g. fault_loop:fault:contpte_ptep_set_access_flags)", sig);
-		return -1;
-	}
-	*op++ = 0;
-	*fn++ = 0;
 	if (nknown == KNOWN_MAX) {
 		snprintf(err, errlen, "more than %d known signatures", KNOWN_MAX);
 		return -1;
 	}
 	k = &known[nknown];
 	memset(k, 0, sizeof(*k));
-	if (!(k->kind = vkind_by_name(buf))) {
-		snprintf(err, errlen, "known signature '%s': unknown kind '%s' (valid: %s)", sig, buf, vkind_names());
+	if (!(k->kind = vkind_by_name(kind))) {
+		snprintf(err, errlen, "known signature '%s': unknown kind '%s' (valid: %s)", sig, kind, vkind_names());
 		return -1;
 	}
-	if (strlen(op) >= NAME_MAX_LEN || !valid_op(op)) {
-		off = (size_t)snprintf(err, errlen, "known signature '%s': unknown op '%s' (valid: *", sig, op);
-		for (int i = 0; i < OP_COUNT && off < errlen; i++)
-			off += (size_t)snprintf(err + off, errlen - off, ", %s", op_name((enum op)i));
-		{
-			static const char *const roles[] = { FINDING_ROLES, NULL };
-
-			for (const char *const *r = roles; *r && off < errlen; r++)
-				off += (size_t)snprintf(err + off, errlen - off, ", %s", *r);
-		}
-		if (off < errlen)
-			snprintf(err + off, errlen - off, ")");
+	if (sig_check_op_fn(sig, op, fn, op_names(), err, errlen))
 		return -1;
-	}
-	if (strlen(fn) >= NAME_MAX_LEN || !valid_function(fn)) {
-		snprintf(err, errlen, "known signature '%s': '%s' is not a function name (or - for none, * for any)",
-			 sig, fn);
-		return -1;
-	}
 	snprintf(k->op, sizeof(k->op), "%s", op);
 	snprintf(k->function, sizeof(k->function), "%s", fn);
 	nknown++;
@@ -160,61 +126,23 @@ static int known_one(const char *sig, char *err, size_t errlen)
 
 int finding_known_add(const char *list, char *err, size_t errlen)
 {
-	char buf[4096], *save, *tok;
-
-	if (strlen(list) >= sizeof(buf)) {
-		snprintf(err, errlen, "the list of known signatures is too long");
-		return -1;
-	}
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save))
-		if (known_one(tok, err, errlen))
-			return -1;
-	return 0;
+	return sig_list_each(list, known_one, err, errlen);
 }
 
 int finding_known_file(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned n = 0;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot read the known-signature file '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#');
-
-		n++;
-		if (hash)
-			*hash = 0;
-		line[strcspn(line, " \t\n")] = 0;    /* the first word: a table's first column */
-		if (line[0] && finding_known_add(line, err, errlen)) {
-			size_t off = strlen(err);
-
-			snprintf(err + off, errlen - off, " (%s line %u)", path, n);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return 0;
+	return sig_file_each(path, known_one, err, errlen);
 }
 
 unsigned finding_known_count(void) { return nknown; }
 
-static bool same(const char *pattern, const char *s)
-{
-	return !strcmp(pattern, "*") || !strcmp(pattern, s);
-}
 
 /* The known signature v matches, or NULL. */
 static struct known *known_of(const struct violation *v)
 {
 	for (unsigned i = 0; i < nknown; i++)
-		if (known[i].kind == v->kind && same(known[i].op, op_or_dash(v->op)) &&
-		    same(known[i].function, finding_function(v)))
+		if (known[i].kind == v->kind && sig_part_matches(known[i].op, op_or_dash(v->op)) &&
+		    sig_part_matches(known[i].function, finding_function(v)))
 			return &known[i];
 	return NULL;
 }
@@ -315,7 +243,7 @@ void finding_json_str(FILE *f, const char *s)
 
 void finding_json_violation(FILE *f, const struct violation *v, const char *script)
 {
-	char where[160], sig[3 * NAME_MAX_LEN + 32];
+	char where[160], sig[3 * SIG_PART_MAX + 32];
 
 	where_of(v->function, v->pc, where, sizeof(where), NULL, 0);
 	fprintf(f, "{\"kind\": \"%s\", \"op\": ", vkind_name(v->kind));
@@ -348,7 +276,7 @@ uint64_t finding_known_total(void)
 
 void finding_json(FILE *f)
 {
-	char where[160], sig[3 * NAME_MAX_LEN + 32];
+	char where[160], sig[3 * SIG_PART_MAX + 32];
 
 	fprintf(f, "\"findings\": [");
 	for (unsigned i = 0; i < nfound; i++) {
@@ -385,7 +313,7 @@ void finding_json(FILE *f)
 
 void finding_print_one(FILE *f, const char *prefix, const struct violation *v)
 {
-	char sig[3 * NAME_MAX_LEN + 32], where[160], chain[600];
+	char sig[3 * SIG_PART_MAX + 32], where[160], chain[600];
 
 	where_of(v->function, v->pc, where, sizeof(where), chain, sizeof(chain));
 	fprintf(f, "%sfinding: %s%s%s\n", prefix, finding_signature(v, sig, sizeof(sig)),
@@ -396,7 +324,7 @@ void finding_print_one(FILE *f, const char *prefix, const struct violation *v)
 
 void finding_print(FILE *f, const char *prefix)
 {
-	char where[160], chain[600], sig[3 * NAME_MAX_LEN + 32];
+	char where[160], chain[600], sig[3 * SIG_PART_MAX + 32];
 
 	for (unsigned i = 0; i < nfound; i++) {
 		const struct finding *x = &found[i];

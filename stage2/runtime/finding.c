@@ -6,9 +6,9 @@
  */
 #include "stage2/runtime/finding.h"
 
-#include <errno.h>
 #include <string.h>
 
+#include "core/signature.h"
 #include "stage2/runtime/agents.h"
 
 #define S2_KNOWN_MAX 64
@@ -17,7 +17,7 @@ static const char *const roles[] = { "hw", "setup", "teardown", "rcu_free", "end
 
 struct known {
 	enum s2_vkind kind;
-	char op[32], fn[64];            /* "*": any */
+	char op[SIG_PART_MAX], fn[SIG_PART_MAX];        /* "*": any */
 	_Atomic uint64_t count;
 	double first_s;
 };
@@ -43,74 +43,40 @@ const char *s2_signature(const struct s2_violation *v, char *buf, size_t len)
 	return buf;
 }
 
-static bool valid_op(const char *op)
+/* The ops a known signature may name: s2_ops's, then the roles. */
+static const char *const *op_names(void)
 {
-	if (!strcmp(op, "*"))
-		return true;
-	for (const char *const *r = roles; *r; r++)
-		if (!strcmp(op, *r))
-			return true;
-	for (int i = 0; i < S2_OP_COUNT; i++)
-		if (!strcmp(op, s2_ops[i].name))
-			return true;
-	return false;
-}
+	static const char *names[S2_OP_COUNT + 8];
 
-static bool valid_fn(const char *fn)
-{
-	if (!strcmp(fn, "-") || !strcmp(fn, "*"))
-		return true;
-	for (const char *c = fn; *c; c++)
-		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		      (c > fn && *c >= '0' && *c <= '9')))
-			return false;
-	return *fn != 0;
+	if (!names[0]) {
+		unsigned n = 0;
+
+		for (int i = 0; i < S2_OP_COUNT; i++)
+			names[n++] = s2_ops[i].name;
+		for (const char *const *r = roles; *r; r++)
+			names[n++] = *r;
+	}
+	return names;
 }
 
 static int known_one(const char *sig, char *err, size_t errlen)
 {
-	char buf[160], *op, *fn;
+	char kind[SIG_PART_MAX], op[SIG_PART_MAX], fn[SIG_PART_MAX];
 	struct known *k;
 
-	if (strlen(sig) >= sizeof(buf)) {
-		snprintf(err, errlen, "known signature '%.60s...' is too long", sig);
+	if (sig_split(sig, kind, op, fn, "use_after_free:age:kvm_pgtable_stage2_test_clear_young", err, errlen))
 		return -1;
-	}
-	snprintf(buf, sizeof(buf), "%s", sig);
-	op = strchr(buf, ':');
-	fn = op ? strchr(op + 1, ':') : NULL;
-	if (!op || !fn || strchr(fn + 1, ':')) {
-		snprintf(err, errlen, "known signature '%s' is not kind:op:function "
-			 "(e.g. use_after_free:age:kvm_pgtable_stage2_test_clear_young)", sig);
-		return -1;
-	}
-	*op++ = 0;
-	*fn++ = 0;
 	if (nknown == S2_KNOWN_MAX) {
 		snprintf(err, errlen, "more than %d known signatures", S2_KNOWN_MAX);
 		return -1;
 	}
 	k = &known[nknown];
-	if ((k->kind = s2_vkind_by_name(buf)) == S2V_NONE) {
-		snprintf(err, errlen, "known signature '%s': '%s' is not a stage-2 violation kind", sig, buf);
+	if ((k->kind = s2_vkind_by_name(kind)) == S2V_NONE) {
+		snprintf(err, errlen, "known signature '%s': '%s' is not a stage-2 violation kind", sig, kind);
 		return -1;
 	}
-	if (strlen(op) >= sizeof(k->op) || !valid_op(op)) {
-		size_t off = (size_t)snprintf(err, errlen, "known signature '%s': unknown op '%s' (valid: *", sig, op);
-
-		for (int i = 0; i < S2_OP_COUNT && off < errlen; i++)
-			off += (size_t)snprintf(err + off, errlen - off, ", %s", s2_ops[i].name);
-		for (const char *const *r = roles; *r && off < errlen; r++)
-			off += (size_t)snprintf(err + off, errlen - off, ", %s", *r);
-		if (off < errlen)
-			snprintf(err + off, errlen - off, ")");
+	if (sig_check_op_fn(sig, op, fn, op_names(), err, errlen))
 		return -1;
-	}
-	if (strlen(fn) >= sizeof(k->fn) || !valid_fn(fn)) {
-		snprintf(err, errlen, "known signature '%s': '%s' is not a function name (or - for none, * for any)",
-			 sig, fn);
-		return -1;
-	}
 	snprintf(k->op, sizeof(k->op), "%s", op);
 	snprintf(k->fn, sizeof(k->fn), "%s", fn);
 	atomic_store(&k->count, 0);
@@ -120,54 +86,22 @@ static int known_one(const char *sig, char *err, size_t errlen)
 
 int s2_known_add(const char *list, char *err, size_t errlen)
 {
-	char *buf = strdup(list), *save = NULL;
-	int rc = 0;
-
-	for (char *tok = strtok_r(buf, ", \t\n", &save); tok && !rc; tok = strtok_r(NULL, ", \t\n", &save))
-		rc = known_one(tok, err, errlen);
-	free(buf);
-	return rc;
+	return sig_list_each(list, known_one, err, errlen);
 }
 
 int s2_known_file(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char line[512];
-	unsigned n = 0;
-
-	if (!f) {
-		snprintf(err, errlen, "cannot read the known-signature file '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *hash = strchr(line, '#');
-
-		n++;
-		if (hash)
-			*hash = 0;
-		line[strcspn(line, " \t\n")] = 0;
-		if (line[0] && s2_known_add(line, err, errlen)) {
-			size_t off = strlen(err);
-
-			snprintf(err + off, errlen - off, " (%s line %u)", path, n);
-			fclose(f);
-			return -1;
-		}
-	}
-	fclose(f);
-	return 0;
+	return sig_file_each(path, known_one, err, errlen);
 }
 
 unsigned s2_known_count(void) { return nknown; }
-
-static bool same(const char *pattern, const char *s) { return !strcmp(pattern, "*") || !strcmp(pattern, s); }
 
 bool s2_known_note(enum s2_vkind kind, const char *op, const char *fn, double at_s)
 {
 	for (unsigned i = 0; i < nknown; i++) {
 		struct known *k = &known[i];
 
-		if (k->kind == kind && same(k->op, op) && same(k->fn, fn)) {
+		if (k->kind == kind && sig_part_matches(k->op, op) && sig_part_matches(k->fn, fn)) {
 			if (atomic_fetch_add(&k->count, 1) == 0)
 				k->first_s = at_s;
 			atomic_fetch_add(&known_total, 1);
