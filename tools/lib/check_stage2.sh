@@ -11,8 +11,8 @@
 #   s2c_build               every role's binaries in one coverage build
 #   s2c_plan                the phases (plan, share)
 #   s2c_phase ROLE NAME PLANNED   runs one phase
-#   s2c_confirm_script SCRIPT LOG  an engine script replayed on the tree
-#                           without the patch: 0 if it shows SIG there
+#   s2c_confirm_script SIG SCRIPT LOG KNOWN  an engine script replayed on
+#                           the tree without the patch: 0 if it shows SIG there
 #   s2c_confirm_stress G FLAGS SECS PREFIX LOG KNOWN  stress runs on the
 #                           tree without the patch, for the findings to
 #                           look for there
@@ -41,7 +41,7 @@ s2c_aging() { [[ $age_lock = none ]] && echo "aging without mmu_lock" || echo "a
 
 # s2c_prepare_role ROLE
 s2c_prepare_role() {
-  local role=$1 p="" g rule args
+  local role=$1 p="" g args
   [[ $role != base ]] && p=$patch
   stage2_prepare "$tree" "$p"
   {
@@ -105,7 +105,9 @@ s2c_stress() {
   log=$(logname "$role" "$name")
   [[ $# -gt 0 ]] && flags=$(printf ' %q' "$@")
   rm -f "$out/logs/$log".*.json
-  live "$log" "$planned" s2c_stress_searches "$out/logs/$log" "$planned" "$g" "$flags" --age-lock="$age_lock" "$@"
+  live "$log" "$planned" s2c_searches "$out/logs/$log" "$planned" 2 "$known" "$keep" \
+    "cd $(printf '%q' "$ws") && tools/hammer$q --granule $g --age-lock=$age_lock$flags --seed=$seed" -- \
+    "$bin/hammer_$g" --seed="$seed" --no-progress --age-lock="$age_lock" "$@"
   jsons=("$out/logs/$log".*.json)
   [[ -e "${jsons[0]}" ]] || jsons=()
   mapfile -t f < <(for j in "${jsons[@]}"; do json_get "$j" accesses ops aging.calls; done |
@@ -116,24 +118,26 @@ s2c_stress() {
   record "$role" "$name" "granule $g, $(s2c_aging), seed $seed${*:+, $*}" "$planned" "$took" \
     "$work" "$verdict" "$summary" "" "${jsons[@]}"
 }
-# s2c_stress_searches PREFIX SECONDS G FLAGS HAMMER-ARGS... (in live's
-# subshell): each search's summary PREFIX.N.json, with the command that
-# reproduces it
-s2c_stress_searches() {
-  local prefix=$1 end=$((EPOCHSECONDS + $2)) g=$3 flags=$4 n=0 more=$known sig rc
-  shift 4
-  while [[ $((end - EPOCHSECONDS)) -ge 2 ]]; do
-    "$bin/hammer_$g" --seconds=$((end - EPOCHSECONDS)) --seed="$seed" --no-progress --json="$prefix.$n.json" \
-      ${more:+--known="$more"} "$@"
+# s2c_searches PREFIX SECONDS MIN KNOWN KEEP REPRO -- RUN...: RUN (a
+# stage-2 driver) with --seconds the time left, its summary PREFIX.N.json
+# and --known the signatures KNOWN and those found so far, again past each
+# finding until fewer than MIN seconds are left, a run ends clean (its
+# status), or (KEEP not 1) the first finding (1); REPRO, when given, is
+# the command that reproduces a run's finding (its --known appended), kept
+# in its summary
+s2c_searches() {
+  local prefix=$1 end=$((EPOCHSECONDS + $2)) min=$3 more=$4 keep_on=$5 repro=$6 n=0 sig rc
+  shift 7
+  while [[ $((end - EPOCHSECONDS)) -ge $min ]]; do
+    "$@" --seconds=$((end - EPOCHSECONDS)) --json="$prefix.$n.json" ${more:+--known="$more"}
     rc=$?
     sig=$(sigs_of "$prefix.$n.json" | head -1)
-    [[ -n "$sig" ]] || exit "$rc"
-    s2c_add_repro "$prefix.$n.json" \
-      "cd $(printf '%q' "$ws") && tools/hammer$q --granule $g --age-lock=$age_lock$flags --seed=$seed${more:+ --known=$more}"
-    [[ $keep = 1 ]] || exit 1
+    [[ -n "$sig" ]] || return "$rc"
+    [[ -n "$repro" ]] && s2c_add_repro "$prefix.$n.json" "$repro${more:+ --known=$more}"
+    [[ $keep_on = 1 ]] || return 1
     more+="${more:+,}$sig" n=$((n + 1))
   done
-  exit 0
+  return 0
 }
 # s2c_add_repro JSON CMD: the command that reproduces the summary's finding
 s2c_add_repro() {
@@ -148,7 +152,9 @@ s2c_engine() {
   role_env "$1"
   log=$(logname "$role" "$name")
   rm -f "$out/logs/$log".*.json
-  live "$log" "$planned" s2c_engine_searches "$out/logs/$log" "$planned" "$strategy"
+  live "$log" "$planned" s2c_searches "$out/logs/$log" "$planned" 2 "$known" "$keep" "" -- \
+    env S2_TREE_DESC="$desc" "$bin/engine_4k" explore --strategy="$strategy" --memory=sc --age-lock="$age_lock" \
+    --seed="$seed" --seeds="$ws/$S2C_SEEDS" --save="$out/findings"
   jsons=("$out/logs/$log".*.json)
   [[ -e "${jsons[0]}" ]] || jsons=()
   runs=$(for j in "${jsons[@]}"; do json_get "$j" runs; done | awk '{ s += $1 } END { print s + 0 }')
@@ -158,21 +164,6 @@ s2c_engine() {
   record "$role" "$name" "granule 4k, $([[ $strategy = pct ]] && echo "PCT" || echo "burst") schedules, sequentially consistent memory, the corpus's seeds, $(s2c_aging), seed $seed" \
     "$planned" "$took" "$work" "$verdict" "$summary" "" "${jsons[@]}"
 }
-s2c_engine_searches() {
-  local prefix=$1 end=$((EPOCHSECONDS + $2)) strategy=$3 n=0 more=$known sig rc
-  while [[ $((end - EPOCHSECONDS)) -ge 2 ]]; do
-    S2_TREE_DESC=$desc "$bin/engine_4k" explore --strategy="$strategy" --memory=sc --age-lock="$age_lock" \
-      --seconds=$((end - EPOCHSECONDS)) --seed="$seed" --seeds="$ws/$S2C_SEEDS" --save="$out/findings" \
-      --json="$prefix.$n.json" ${more:+--known="$more"}
-    rc=$?
-    sig=$(sigs_of "$prefix.$n.json" | head -1)
-    [[ -n "$sig" ]] || exit "$rc"
-    [[ $keep = 1 ]] || exit 1
-    more+="${more:+,}$sig" n=$((n + 1))
-  done
-  exit 0
-}
-
 # s2c_confirm_script SIG SCRIPT LOG KNOWN: the script replayed on the tree
 # without the patch (the same schedule): 0 if SIG shows there
 s2c_confirm_script() {
@@ -184,17 +175,9 @@ s2c_confirm_script() {
 # without the patch (the same granule, flags and seed) for SECS in all,
 # each past the last one's finding (made known), summaries PREFIX.N.json
 s2c_confirm_stress() {
-  local g=$1 flags=$2 end=$((EPOCHSECONDS + $3)) prefix=$4 log=$5 more=$6 n=0 sig
-  : >"$log"
-  while [[ $((end - EPOCHSECONDS)) -ge 1 ]]; do
-    # shellcheck disable=SC2086
-    env LLVM_PROFILE_FILE=/dev/null S2_TREE_DESC="${R_DESC[base]}" "${R_BIN[base]}/hammer_$g" \
-      --seconds=$((end - EPOCHSECONDS)) --seed="$seed" --no-progress --json="$prefix.$n.json" \
-      ${more:+--known="$more"} $flags >>"$log" 2>&1
-    sig=$(sigs_of "$prefix.$n.json" | head -1)
-    [[ -n "$sig" ]] || return 0
-    more+="${more:+,}$sig" n=$((n + 1))
-  done
+  # shellcheck disable=SC2086
+  s2c_searches "$4" "$3" 1 "$6" 1 "" -- env LLVM_PROFILE_FILE=/dev/null S2_TREE_DESC="${R_DESC[base]}" \
+    "${R_BIN[base]}/hammer_$1" --seed="$seed" --no-progress $2 >"$5" 2>&1
 }
 
 s2c_cov_objects() {

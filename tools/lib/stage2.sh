@@ -75,6 +75,15 @@ stage2_check_mmu() {
   return 0
 }
 
+# stage2_patch_chooses PATCH: true (and says so) when PATCH changes KVM's
+# stage-2 code (arch/arm64/kvm/, asm/kvm_pgtable.h, asm/stage2_pgtable.h):
+# the subject a command without --subject takes
+stage2_patch_chooses() {
+  [[ -n "$1" && -f "$1" ]] &&
+    grep -qE '^\+\+\+ ([^/ ]*/)?arch/arm64/(kvm/|include/asm/(kvm_pgtable|stage2_pgtable)\.h)' "$1" || return 1
+  echo "$tool: the patch changes KVM's stage-2 code: the stage-2 subject (--subject=contpte for the other)" >&2
+}
+
 stage2_dispatch() {
   local a prev="" subject="" patch=""
   stage2_rest=()
@@ -90,10 +99,8 @@ stage2_dispatch() {
     prev=$a
   done
   if [[ -z "$subject" ]]; then
-    if [[ -n "$patch" && -f "$patch" ]] &&
-       grep -qE '^\+\+\+ ([^/ ]*/)?arch/arm64/(kvm/|include/asm/(kvm_pgtable|stage2_pgtable)\.h)' "$patch"; then
+    if stage2_patch_chooses "$patch"; then
       subject=stage2
-      echo "$tool: the patch changes KVM's stage-2 code: the stage-2 subject (--subject=contpte for the other)" >&2
     elif [[ $tool = tools/repro ]]; then
       for a in "$@"; do
         [[ $a != -* && -f "$a" ]] && [[ $(head -c 13 "$a") = "stage2 script" ]] && subject=stage2
